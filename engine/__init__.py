@@ -1,0 +1,52 @@
+"""The rules of Oh Hell and its variants: pure Python, deterministic from a seed.
+
+Used by the arena, the Django app, bot authors and the benchmarks. Nothing here imports Django.
+"""
+
+from engine.cards import CARD_NAMES, RANKS, SUITS
+from engine.errors import (
+    BidOutOfRangeError,
+    CardNotInHandError,
+    EngineError,
+    FollowSuitError,
+    GameOverError,
+    HookViolationError,
+    IllegalActionError,
+    InvalidReplayError,
+    InvalidVariantError,
+    MustTrumpError,
+    NotACardError,
+    OutOfTurnError,
+    WrongPhaseError,
+)
+from engine.game import Game
+from engine.presets import PRESET_NOTES, PRESETS, preset
+from engine.replay import replay_game, verify_replay
+from engine.variant import OPTIONS, Variant
+
+__all__ = [
+    "CARD_NAMES",
+    "OPTIONS",
+    "PRESETS",
+    "PRESET_NOTES",
+    "RANKS",
+    "SUITS",
+    "BidOutOfRangeError",
+    "CardNotInHandError",
+    "EngineError",
+    "FollowSuitError",
+    "Game",
+    "GameOverError",
+    "HookViolationError",
+    "IllegalActionError",
+    "InvalidReplayError",
+    "InvalidVariantError",
+    "MustTrumpError",
+    "NotACardError",
+    "OutOfTurnError",
+    "Variant",
+    "WrongPhaseError",
+    "preset",
+    "replay_game",
+    "verify_replay",
+]

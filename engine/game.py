@@ -1,0 +1,383 @@
+"""A game of Oh Hell: whose turn, the legal actions, applying them, scores and the record.
+
+State is kept lean (hands as bit masks, cards as ints) because simulations and search play
+millions of actions; the public API speaks in card names (``TD``) and plain ints.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import errors
+from engine.cards import CARD_INDEX, CARD_NAMES, SUIT_MASKS, SUITS, card_names
+from engine.dealing import first_dealer, new_rng, shuffled_prefix
+from engine.scoring import deal_score, shared_ranks, winners
+from engine.variant import Variant
+
+BID, PLAY, OVER = "bid", "play", "over"
+_BID_RANGES = tuple(tuple(range(h + 1)) for h in range(53))
+
+
+class DealRecord:
+    """What happened in one deal: enough to re-play it and to show it."""
+
+    __slots__ = ("bids", "dealer", "hand_size", "hands", "leaders", "plays", "scores",
+                 "tricks_won", "trump", "trump_card", "winners")
+
+    def __init__(self, dealer: int, hand_size: int, hands: tuple[int, ...], trump: int,
+                 trump_card: int) -> None:
+        self.dealer = dealer
+        self.hand_size = hand_size
+        self.hands = hands
+        self.trump = trump
+        self.trump_card = trump_card
+        self.bids: list[int] = []
+        self.plays: list[int] = []
+        self.leaders: list[int] = []
+        self.winners: list[int] = []
+        self.tricks_won: list[int] = []
+        self.scores: list[int] = []
+
+    def to_dict(self, number: int) -> dict[str, Any]:
+        """Return the JSON form used in replays."""
+        n = len(self.hands)
+        tricks = []
+        for t, (leader, winner) in enumerate(zip(self.leaders, self.winners, strict=False)):
+            cards = [CARD_NAMES[c] for c in self.plays[t * n:(t + 1) * n]]
+            tricks.append({"leader": leader, "cards": cards, "winner": winner})
+        return {
+            "number": number,
+            "dealer": self.dealer,
+            "hand_size": self.hand_size,
+            "hands": [list(card_names(h)) for h in self.hands],
+            "trump": SUITS[self.trump] if self.trump >= 0 else None,
+            "trump_card": CARD_NAMES[self.trump_card] if self.trump_card >= 0 else None,
+            "bids": [b if b >= 0 else None for b in self.bids],
+            "tricks": tricks,
+            "tricks_won": list(self.tricks_won),
+            "scores": list(self.scores),
+        }
+
+
+class Game:
+    """One game of a variant for a number of players, fully determined by its seed and actions.
+
+    ``phase`` is ``bid``, ``play`` or ``over``; ``to_act`` is the seat to move.
+    """
+
+    __slots__ = ("_bid_count", "_bids", "_deal", "_hands", "_led", "_must_trump",
+                 "_rng", "_schedule", "_trick", "_trump", "_tricks_done", "_tricks_won",
+                 "bonus", "dealer", "deals", "first_dealer", "hand_size", "leader", "phase",
+                 "players", "seed", "to_act", "totals", "variant")
+
+    def __init__(self, variant: Variant, players: int, seed: int) -> None:
+        variant.check_players(players)
+        self.variant = variant
+        self.players = players
+        self.seed = seed
+        self._rng = new_rng(seed)
+        self._schedule = variant.schedule(players)
+        self._must_trump = variant.must_trump
+        self.first_dealer = first_dealer(self._rng, variant.first_dealer, players)
+        self.totals = [0] * players
+        self.bonus = [0] * players
+        self.deals: list[DealRecord] = []
+        self._start_deal()
+
+    # -- the deal --------------------------------------------------------------------------
+
+    def _start_deal(self) -> None:
+        n, k = self.players, len(self.deals)
+        h = self._schedule[k]
+        v = self.variant
+        self.dealer = dealer = (self.first_dealer + k) % n
+        eldest = (dealer + 1) % n
+        dealt = n * h
+        in_play = v.cards_in_play(n)
+        deck = shuffled_prefix(self._rng, dealt + 1)
+        hands = [0] * n
+        for i in range(dealt):
+            hands[(eldest + i) % n] |= 1 << deck[i]
+        trump, trump_card = self._choose_trump(k, deck, dealt, in_play)
+        self._hands = hands
+        self._trump = trump
+        self._deal = DealRecord(dealer, h, tuple(hands), trump, trump_card)
+        self.deals.append(self._deal)
+        self.hand_size = h
+        self._bids = self._deal.bids = [-1] * n
+        self._bid_count = 0
+        self._tricks_won = self._deal.tricks_won = [0] * n
+        self._tricks_done = 0
+        self._trick: list[int] = []
+        self._led = -1
+        self.leader = eldest
+        self.to_act: int | None = eldest
+        self.phase = BID
+
+    def _choose_trump(self, k: int, deck: list[int], dealt: int, in_play: int) -> tuple[int, int]:
+        """Return (trump suit or -1, turned card or -1) for deal ``k``."""
+        v = self.variant
+        if v.last_deal_no_trump and k == len(self._schedule) - 1:
+            return -1, -1
+        if v.trump == "turn_up":
+            if dealt < in_play:
+                return deck[dealt] // 13, deck[dealt]
+            return -1, -1
+        if v.trump == "dealer_last_card":
+            return deck[dealt - 1] // 13, deck[dealt - 1]
+        symbol = v.trump_cycle[k % len(v.trump_cycle)]
+        return (SUITS.index(symbol) if symbol in SUITS else -1), -1
+
+    # -- facts -----------------------------------------------------------------------------
+
+    @property
+    def deal_number(self) -> int:
+        """The current deal, counting from 1."""
+        return len(self.deals)
+
+    @property
+    def schedule(self) -> tuple[int, ...]:
+        """Hand size of every deal that may be played."""
+        return self._schedule
+
+    @property
+    def is_over(self) -> bool:
+        """Tell whether the game has ended."""
+        return self.phase is OVER
+
+    @property
+    def trump(self) -> str | None:
+        """The trump suit of the current deal, or None."""
+        return SUITS[self._trump] if self._trump >= 0 else None
+
+    @property
+    def trump_card(self) -> str | None:
+        """The card turned to fix trump in the current deal, or None."""
+        card = self._deal.trump_card
+        return CARD_NAMES[card] if card >= 0 else None
+
+    @property
+    def bids(self) -> list[int | None]:
+        """Bids of the current deal by seat (None where not made). Not a seat's view."""
+        return [b if b >= 0 else None for b in self._bids]
+
+    @property
+    def tricks_won(self) -> list[int]:
+        """Tricks won so far in the current deal, by seat."""
+        return list(self._tricks_won)
+
+    def hand(self, seat: int) -> tuple[str, ...]:
+        """The cards a seat holds now."""
+        return card_names(self._hands[seat])
+
+    def hand_mask(self, seat: int) -> int:
+        """The cards a seat holds now, as a bit mask."""
+        return self._hands[seat]
+
+    @property
+    def trick(self) -> list[str]:
+        """Cards of the trick in progress, in the order played."""
+        return [CARD_NAMES[c] for c in self._trick]
+
+    # -- legal actions ---------------------------------------------------------------------
+
+    def forbidden_bid(self) -> int | None:
+        """The bid the hook forbids to the seat to act, if any."""
+        if not self.variant.hook or self.phase is not BID or self.to_act != self.dealer:
+            return None
+        forbidden = self.hand_size - (sum(self._bids) + 1)  # the dealer's own -1 is in the sum
+        return forbidden if 0 <= forbidden <= self.hand_size else None
+
+    def legal_bids(self) -> tuple[int, ...]:
+        """Bids the seat to act may make."""
+        if self.phase is not BID:
+            return ()
+        bids = _BID_RANGES[self.hand_size]
+        forbidden = self.forbidden_bid()
+        if forbidden is None:
+            return bids
+        return bids[:forbidden] + bids[forbidden + 1:]
+
+    def legal_mask(self) -> int:
+        """Cards the seat to act may play, as a bit mask."""
+        hand = self._hands[self.to_act]
+        if not self._trick:
+            return hand
+        follow = hand & SUIT_MASKS[self._led]
+        if follow:
+            return follow
+        if self._must_trump and self._trump >= 0:
+            trumps = hand & SUIT_MASKS[self._trump]
+            if trumps:
+                return trumps
+        return hand
+
+    def legal_cards(self) -> tuple[str, ...]:
+        """Cards the seat to act may play."""
+        if self.phase is not PLAY:
+            return ()
+        return card_names(self.legal_mask())
+
+    def legal_actions(self) -> tuple[int, ...] | tuple[str, ...]:
+        """Bids during bidding, cards during play, nothing once the game is over."""
+        if self.phase is PLAY:
+            return card_names(self.legal_mask())
+        if self.phase is BID:
+            return self.legal_bids()
+        return ()
+
+    # -- actions ---------------------------------------------------------------------------
+
+    def _check_turn(self, seat: int | None, phase: str) -> None:
+        if self.phase is OVER:
+            raise errors.GameOverError("the game is over")
+        if seat is not None and seat != self.to_act:
+            raise errors.OutOfTurnError(f"seat {seat} acted out of turn; seat {self.to_act} is to act")
+        if self.phase is not phase:
+            raise errors.WrongPhaseError(f"cannot {phase} during the {self.phase} phase")
+
+    def bid(self, bid: int, seat: int | None = None) -> None:
+        """Make a bid for the seat to act (``seat``, if given, must be that seat)."""
+        self._check_turn(seat, BID)
+        h = self.hand_size
+        if type(bid) is not int or not 0 <= bid <= h:
+            raise errors.BidOutOfRangeError(f"bid must be an integer from 0 to {h}, not {bid!r}")
+        if bid == self.forbidden_bid():
+            raise errors.HookViolationError(
+                f"the dealer may not bid {bid}: the bids would add up to the {h} tricks (hook)"
+            )
+        self._record_bid(bid)
+
+    def _record_bid(self, bid: int) -> None:
+        seat = self.to_act
+        self._bids[seat] = bid
+        self._bid_count += 1
+        if self._bid_count == self.players:
+            self.phase = PLAY
+            self.to_act = self.leader
+        else:
+            self.to_act = (seat + 1) % self.players
+
+    def play(self, card: str, seat: int | None = None) -> None:
+        """Play a card, written like ``TD``, for the seat to act."""
+        self._check_turn(seat, PLAY)
+        index = CARD_INDEX.get(card) if isinstance(card, str) else None
+        if index is None:
+            raise errors.NotACardError(f"{card!r} is not a card; write rank then suit, like 'TD'")
+        bit = 1 << index
+        if not self._hands[self.to_act] & bit:
+            raise errors.CardNotInHandError(f"seat {self.to_act} does not hold {card}")
+        if not self.legal_mask() & bit:
+            self._raise_why_illegal(card)
+        self._play_index(index)
+
+    def _raise_why_illegal(self, card: str) -> None:
+        led = SUITS[self._led]
+        if self._hands[self.to_act] & SUIT_MASKS[self._led]:
+            raise errors.FollowSuitError(f"{card} does not follow suit: {led} was led")
+        raise errors.MustTrumpError(
+            f"{card} is not a trump: a player void in {led} must trump (must-trump rule)"
+        )
+
+    def apply(self, action: int | str, seat: int | None = None) -> None:
+        """Apply a bid (int) or a card (str), whichever the phase needs."""
+        if self.phase is BID:
+            self.bid(action, seat)  # type: ignore[arg-type]
+        else:
+            self.play(action, seat)  # type: ignore[arg-type]
+
+    def _play_index(self, card: int) -> None:
+        """Play a card already known to be legal (the fast path for simulations)."""
+        seat = self.to_act
+        self._hands[seat] ^= 1 << card
+        trick = self._trick
+        if not trick:
+            self._led = card // 13
+            self._deal.leaders.append(seat)
+        trick.append(card)
+        self._deal.plays.append(card)
+        if len(trick) < self.players:
+            self.to_act = (seat + 1) % self.players
+            return
+        winner = (self._deal.leaders[-1] + _winning_position(trick, self._trump)) % self.players
+        self._deal.winners.append(winner)
+        self._tricks_won[winner] += 1
+        self._tricks_done += 1
+        self._trick = []
+        self.leader = self.to_act = winner
+        if self._tricks_done == self.hand_size:
+            self._finish_deal()
+
+    def _finish_deal(self) -> None:
+        v, h = self.variant, self.hand_size
+        scores = [deal_score(v, b, t, h) for b, t in zip(self._bids, self._tricks_won, strict=True)]
+        self._deal.scores = scores
+        totals = self.totals
+        for seat, score in enumerate(scores):
+            totals[seat] += score
+        reached = v.target_score is not None and max(totals) >= v.target_score
+        if reached or len(self.deals) == len(self._schedule):
+            self._finish_game()
+        else:
+            self._start_deal()
+
+    def _finish_game(self) -> None:
+        self.phase = OVER
+        self.to_act = None
+        if self.variant.winner_bonus:
+            # Tied winners all get the bonus, so a tie stays a tie.
+            for seat in winners(self.totals):
+                self.bonus[seat] = self.variant.winner_bonus
+                self.totals[seat] += self.variant.winner_bonus
+
+    # -- results ---------------------------------------------------------------------------
+
+    def ranks(self) -> list[int]:
+        """Rank of each seat by total (1 is best; equal totals share a rank)."""
+        return shared_ranks(self.totals)
+
+    def standings(self) -> list[dict[str, int]]:
+        """Seats ordered by rank, with total and rank."""
+        ranks = self.ranks()
+        order = sorted(range(self.players), key=lambda s: (ranks[s], s))
+        return [{"seat": s, "total": self.totals[s], "rank": ranks[s]} for s in order]
+
+    def exact_bids(self) -> list[int]:
+        """Number of finished deals in which each seat made its bid exactly."""
+        made = [0] * self.players
+        for deal in self.deals:
+            for seat, (b, t) in enumerate(zip(deal.bids, deal.tricks_won, strict=False)):
+                made[seat] += b == t
+        return made
+
+    def finished_deals(self) -> int:
+        """Number of deals played to the end."""
+        return len(self.deals) if self.phase is OVER else len(self.deals) - 1
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        """Everything ``seat`` may know now (rules.md section 4), as a JSON-ready dict."""
+        from engine.observation import observe
+
+        return observe(self, seat)
+
+    def replay(self) -> dict[str, Any]:
+        """The versioned JSON record of the game so far."""
+        from engine.replay import to_replay
+
+        return to_replay(self)
+
+
+def _winning_position(trick: list[int], trump: int) -> int:
+    """Position in the trick of the winning card: highest trump, else highest of the suit led."""
+    best = trick[0]
+    best_suit = best // 13
+    position = 0
+    for i in range(1, len(trick)):
+        card = trick[i]
+        suit = card // 13
+        if suit == best_suit:
+            if card > best:
+                best, position = card, i
+        elif suit == trump:
+            best, best_suit, position = card, suit, i
+    return position

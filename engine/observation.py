@@ -1,0 +1,85 @@
+"""What one seat may know (rules.md section 4), and nothing else.
+
+Built only from public facts plus the seat's own hand: other hands, the stock, removed cards
+and the seed never enter it. Under closed bidding other bids stay hidden until all are made.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from engine.cards import CARD_NAMES, card_names
+
+if TYPE_CHECKING:
+    from engine.game import Game
+
+
+def observe(game: Game, seat: int) -> dict[str, Any]:
+    """Return the JSON-ready view of ``game`` for ``seat``."""
+    if type(seat) is not int or not 0 <= seat < game.players:
+        raise ValueError(f"seat must be 0..{game.players - 1}, not {seat!r}")
+    n = game.players
+    v = game.variant
+    deal = game.deals[-1]
+    all_bid = all(b >= 0 for b in deal.bids)
+    return {
+        "variant": v.to_dict(),
+        "players": n,
+        "seat": seat,
+        "phase": game.phase,
+        "to_act": game.to_act,
+        "deal": len(game.deals),
+        "deals": None if v.target_score is not None else len(game.schedule),
+        "schedule": list(game.schedule),
+        "dealer": deal.dealer,
+        "eldest": (deal.dealer + 1) % n,
+        "hand_size": deal.hand_size,
+        "hand": list(card_names(game.hand_mask(seat))),
+        "trump": _suit(deal.trump),
+        "trump_card": CARD_NAMES[deal.trump_card] if deal.trump_card >= 0 else None,
+        "trump_card_holder": deal.dealer if v.trump == "dealer_last_card" and deal.trump_card >= 0
+        else None,
+        "bids": _visible_bids(deal.bids, seat, v.bidding == "closed" and not all_bid),
+        "over_under": _over_under(deal) if v.announce_over_under and all_bid else None,
+        "tricks": _tricks(deal, n),
+        "trick": _current_trick(deal, n),
+        "tricks_won": list(deal.tricks_won),
+        "scores": list(game.totals),
+        "history": [
+            {"bids": list(d.bids), "tricks_won": list(d.tricks_won), "scores": list(d.scores)}
+            for d in game.deals[: game.finished_deals()]
+        ],
+    }
+
+
+def _suit(trump: int) -> str | None:
+    return "CDHS"[trump] if trump >= 0 else None
+
+
+def _visible_bids(bids: list[int], seat: int, hidden: bool) -> list[int | None]:
+    return [b if b >= 0 and (not hidden or s == seat) else None for s, b in enumerate(bids)]
+
+
+def _over_under(deal: Any) -> str:
+    total = sum(deal.bids)
+    if total > deal.hand_size:
+        return "over"
+    return "under" if total < deal.hand_size else "even"
+
+
+def _tricks(deal: Any, n: int) -> list[dict[str, Any]]:
+    return [
+        {
+            "leader": leader,
+            "cards": [CARD_NAMES[c] for c in deal.plays[t * n:(t + 1) * n]],
+            "winner": winner,
+        }
+        for t, (leader, winner) in enumerate(zip(deal.leaders, deal.winners, strict=False))
+    ]
+
+
+def _current_trick(deal: Any, n: int) -> dict[str, Any] | None:
+    done = len(deal.winners)
+    if len(deal.leaders) == done:
+        return None
+    return {"leader": deal.leaders[-1], "cards": [CARD_NAMES[c] for c in deal.plays[done * n:]]}

@@ -1,0 +1,105 @@
+"""Replays: the versioned JSON record of a game, and re-playing one to verify it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from engine.errors import EngineError, InvalidReplayError
+from engine.variant import Variant
+
+if TYPE_CHECKING:
+    from engine.game import Game
+
+FORMAT = "ohhell-replay/1"
+
+
+def to_replay(game: Game) -> dict[str, Any]:
+    """Return the replay of ``game`` (finished or not) as a JSON-ready dict."""
+    return {
+        "format": FORMAT,
+        "variant": game.variant.to_dict(),
+        "players": game.players,
+        "seed": game.seed,
+        "first_dealer": game.first_dealer,
+        "deals": [deal.to_dict(i + 1) for i, deal in enumerate(game.deals)],
+        "finished": game.is_over,
+        "totals": list(game.totals),
+        "bonus": list(game.bonus),
+        "ranks": game.ranks(),
+    }
+
+
+def replay_game(data: Any) -> Game:
+    """Re-play a replay through the rules and return the game; refuse any mismatch."""
+    from engine.game import Game
+
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise InvalidReplayError(f"not a replay: 'format' must be {FORMAT!r}")
+    try:
+        game = Game(Variant.from_dict(data["variant"]), data["players"], data["seed"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InvalidReplayError(f"cannot set up the game: {exc}") from None
+    _expect("first_dealer", data.get("first_dealer"), game.first_dealer)
+    deals = data.get("deals")
+    if not isinstance(deals, list) or not deals:
+        raise InvalidReplayError("'deals' must be a non-empty list")
+    for number, deal in enumerate(deals, start=1):
+        if game.is_over:
+            raise InvalidReplayError(f"deal {number}: the game was already over")
+        _replay_deal(game, number, deal)
+    if data.get("finished") and not game.is_over:
+        raise InvalidReplayError("the replay says finished but the game is not over")
+    if game.is_over:
+        _expect("totals", data.get("totals"), game.totals)
+        _expect("ranks", data.get("ranks"), game.ranks())
+    return game
+
+
+def verify_replay(data: Any) -> dict[str, Any]:
+    """Re-play ``data`` and return a short summary; raise InvalidReplayError when it differs."""
+    game = replay_game(data)
+    return {"deals": len(game.deals), "finished": game.is_over, "totals": list(game.totals)}
+
+
+def _expect(what: str, found: Any, wanted: Any) -> None:
+    if found != wanted:
+        raise InvalidReplayError(f"{what}: the replay says {found!r}, the rules give {wanted!r}")
+
+
+def _replay_deal(game: Game, number: int, deal: Any) -> None:
+    if not isinstance(deal, dict):
+        raise InvalidReplayError(f"deal {number}: must be an object")
+    record = game.deals[-1].to_dict(number)
+    for key in ("dealer", "hand_size", "hands", "trump", "trump_card"):
+        _expect(f"deal {number} {key}", deal.get(key), record[key])
+    bids = deal.get("bids")
+    if not isinstance(bids, list) or len(bids) != game.players:
+        raise InvalidReplayError(f"deal {number}: 'bids' must list one bid per seat")
+    try:
+        while game.phase == "bid" and game.deal_number == number:
+            if bids[game.to_act] is None:
+                return  # an unfinished game stops here
+            game.bid(bids[game.to_act])
+        tricks = deal.get("tricks")
+        if not isinstance(tricks, list):
+            raise InvalidReplayError(f"deal {number}: 'tricks' must be a list")
+        for t, trick in enumerate(tricks, start=1):
+            _replay_trick(game, number, t, trick)
+    except EngineError as exc:
+        if isinstance(exc, InvalidReplayError):
+            raise
+        raise InvalidReplayError(f"deal {number}: {exc}") from None
+    if game.deal_number != number or game.is_over:
+        done = game.deals[number - 1]
+        _expect(f"deal {number} scores", deal.get("scores"), done.scores)
+
+
+def _replay_trick(game: Game, number: int, t: int, trick: Any) -> None:
+    if not isinstance(trick, dict) or not isinstance(trick.get("cards"), list):
+        raise InvalidReplayError(f"deal {number} trick {t}: must hold a list of cards")
+    _expect(f"deal {number} trick {t} leader", trick.get("leader"), game.to_act)
+    for card in trick["cards"]:
+        game.play(card)
+    if len(trick["cards"]) == game.players:
+        winner = game.deals[number - 1].winners[t - 1]
+        _expect(f"deal {number} trick {t} winner", trick.get("winner"), winner)

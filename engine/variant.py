@@ -1,0 +1,269 @@
+"""A variant: an immutable, JSON-serialisable set of rule options, validated up front.
+
+Every option of rules.md section 3 is a field. ``OPTIONS`` documents the schema (default,
+allowed values, meaning) and drives validation, so the API, the CLI and the docs read the
+same table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from engine.errors import InvalidVariantError
+
+MIN_PLAYERS, MAX_PLAYERS = 3, 8
+PACK = 52
+SCHEMA_VERSION = 1
+
+MAX_CARDS_WORDS = ("default", "seven", "max_possible", "max_leaving_trump")
+ORDERS = ("down_up", "up_down", "up", "down", "constant")
+FIRST_DEALERS = ("random", "draw", "first_jack")
+TRUMPS = ("turn_up", "dealer_last_card", "fixed")
+TRUMP_CYCLES = ("SDCH", "CDHS", "CDHSN")
+BIDDINGS = ("open", "closed")
+MADE = ("10+bid", "10*bid", "10+bid^2", "10+2*bid", "5+bid", "bonus_only")
+MADE_ZERO = ("10", "5", "5+cards", "10+cards")
+MISSED = ("taken", "zero", "minus_diff", "minus_diff_squared")
+REMOVED = ("none", "even")
+DEFAULT_MAX = {3: 10, 4: 10, 5: 10, 6: 8, 7: 7, 8: 6}
+
+
+def _option(default: Any, values: Any, help_text: str) -> dict[str, Any]:
+    return {"default": default, "values": values, "help": help_text}
+
+
+OPTIONS: dict[str, dict[str, Any]] = {
+    "min_players": _option(3, "integer 3..8", "fewest players the variant allows"),
+    "max_players": _option(7, "integer 3..8", "most players the variant allows"),
+    "removed_cards": _option(
+        "none", REMOVED, "'even' removes 52 mod players cards so the pack divides evenly"
+    ),
+    "max_cards": _option(
+        "default",
+        [*MAX_CARDS_WORDS, "integer >= 1"],
+        "largest hand: default 10/8/7 for 3-5/6/7 players (6 for 8); seven; the most the pack"
+        " allows; the most that leaves a card to turn up (at most 10); or a number",
+    ),
+    "order": _option("down_up", ORDERS, "how hand sizes run over the deals"),
+    "deals": _option(None, "null or integer >= 1", "cap on the number of deals"),
+    "first_dealer": _option("draw", FIRST_DEALERS, "how the first dealer is chosen"),
+    "trump": _option("turn_up", TRUMPS, "how trump is fixed each deal"),
+    "trump_cycle": _option("SDCH", TRUMP_CYCLES, "cycle of trump suits under trump=fixed (N: none)"),
+    "last_deal_no_trump": _option(False, "boolean", "the final deal is played without trump"),
+    "bidding": _option("open", BIDDINGS, "open: bids public in turn; closed: revealed together"),
+    "hook": _option(True, "boolean", "the dealer may not make the bids add up to the tricks"),
+    "must_trump": _option(False, "boolean", "a player void in the suit led must trump if able"),
+    "made": _option("10+bid", MADE, "score for an exact bid above zero"),
+    "made_zero": _option("10", MADE_ZERO, "score for an exact bid of zero (cards = hand size)"),
+    "double_when_all": _option(False, "boolean", "an exact bid of every trick scores double"),
+    "missed_over": _option("taken", MISSED, "score when taking more tricks than bid"),
+    "missed_under": _option("taken", MISSED, "score when taking fewer tricks than bid"),
+    "winner_bonus": _option(0, "integer >= 0", "points added to the winner's total at the end"),
+    "target_score": _option(None, "null or integer >= 1", "end after the deal reaching this"),
+    "max_deals": _option(100, "integer 1..1000", "safety cap on deals under target_score"),
+    "announce_over_under": _option(
+        False, "boolean", "announce whether the bids total over, under or even (Oh Pshaw)"
+    ),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """The full rules of one way to play: a name plus every option of rules.md section 3."""
+
+    name: str = "custom"
+    min_players: int = 3
+    max_players: int = 7
+    removed_cards: str = "none"
+    max_cards: str | int = "default"
+    order: str = "down_up"
+    deals: int | None = None
+    first_dealer: str = "draw"
+    trump: str = "turn_up"
+    trump_cycle: str = "SDCH"
+    last_deal_no_trump: bool = False
+    bidding: str = "open"
+    hook: bool = True
+    must_trump: bool = False
+    made: str = "10+bid"
+    made_zero: str = "10"
+    double_when_all: bool = False
+    missed_over: str = "taken"
+    missed_under: str = "taken"
+    winner_bonus: int = 0
+    target_score: int | None = None
+    max_deals: int = 100
+    announce_over_under: bool = False
+
+    def __post_init__(self) -> None:
+        _validate(self)
+
+    # -- construction and serialisation -------------------------------------------------
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Variant:
+        """Build a variant from its dict form, refusing unknown options and bad values."""
+        if not isinstance(data, dict):
+            raise InvalidVariantError("variant", "must be a JSON object of options")
+        fields = {f.name for f in dataclasses.fields(cls)}
+        data = {k: v for k, v in data.items() if k != "schema"}
+        for key in data:
+            if key not in fields:
+                raise InvalidVariantError(str(key), "unknown option")
+        return cls(**data)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON-ready dict form; ``from_dict`` of it gives back an equal variant."""
+        out: dict[str, Any] = {"schema": SCHEMA_VERSION}
+        for f in dataclasses.fields(self):
+            out[f.name] = getattr(self, f.name)
+        return out
+
+    def with_options(self, **overrides: Any) -> Variant:
+        """Return a copy with some options changed (validated again)."""
+        for key in overrides:
+            if key not in OPTIONS and key != "name":
+                raise InvalidVariantError(str(key), "unknown option")
+        return dataclasses.replace(self, **overrides)
+
+    # -- facts derived from the options --------------------------------------------------
+
+    def check_players(self, players: int) -> None:
+        """Refuse a player count outside this variant's range."""
+        if type(players) is not int or not self.min_players <= players <= self.max_players:
+            raise InvalidVariantError(
+                "players",
+                f"{players!r} players is outside this variant's range "
+                f"{self.min_players}..{self.max_players}",
+            )
+
+    def removed(self, players: int) -> int:
+        """Number of cards taken out of the pack for this many players."""
+        return PACK % players if self.removed_cards == "even" else 0
+
+    def cards_in_play(self, players: int) -> int:
+        """Cards left in the pack once removed cards are out."""
+        return PACK - self.removed(players)
+
+    def largest_hand(self, players: int) -> int:
+        """The largest hand size of the schedule for this many players."""
+        in_play = self.cards_in_play(players)
+        mc = self.max_cards
+        if mc == "default":
+            return DEFAULT_MAX[players]
+        if mc == "seven":
+            return 7
+        if mc == "max_possible":
+            return in_play // players
+        if mc == "max_leaving_trump":
+            return min(10, (in_play - 1) // players)
+        return int(mc)
+
+    def base_schedule(self, players: int) -> tuple[int, ...]:
+        """Hand sizes of one pass of the order, before caps and repetition."""
+        top = self.largest_hand(players)
+        down = tuple(range(top, 0, -1))
+        up = tuple(range(1, top + 1))
+        return {
+            "down_up": down + up[1:],
+            "up_down": up + down[1:],
+            "up": up,
+            "down": down,
+            "constant": (top,),
+        }[self.order]
+
+    def schedule(self, players: int) -> tuple[int, ...]:
+        """Hand size of every deal that may be played (under target_score: up to the cap)."""
+        base = self.base_schedule(players)
+        if self.target_score is not None:
+            length = self.max_deals if self.deals is None else min(self.deals, self.max_deals)
+            return tuple(base[i % len(base)] for i in range(length))
+        if self.order == "constant":
+            return base * (self.deals or 1)
+        return base if self.deals is None else base[: self.deals]
+
+    def describe(self) -> list[str]:
+        """The rules of this variant in plain words, one sentence a line."""
+        from engine.describe import describe
+
+        return describe(self)
+
+
+def _fail(option: str, message: str) -> None:
+    raise InvalidVariantError(option, message)
+
+
+def _check_int(option: str, value: Any, low: int, high: int | None = None) -> None:
+    if type(value) is not int:
+        _fail(option, f"must be an integer, not {value!r}")
+    if value < low or (high is not None and value > high):
+        bound = f"{low}..{high}" if high is not None else f">= {low}"
+        _fail(option, f"must be {bound}, not {value}")
+
+
+def _check_choice(option: str, value: Any, choices: tuple[str, ...]) -> None:
+    if not isinstance(value, str) or value not in choices:
+        _fail(option, f"unknown value {value!r}; choose one of {', '.join(choices)}")
+
+
+def _validate(v: Variant) -> None:
+    """Refuse any impossible configuration now, never mid-game."""
+    if not isinstance(v.name, str) or not 1 <= len(v.name) <= 64:
+        _fail("name", "must be a string of 1 to 64 characters")
+    _check_int("min_players", v.min_players, MIN_PLAYERS, MAX_PLAYERS)
+    _check_int("max_players", v.max_players, MIN_PLAYERS, MAX_PLAYERS)
+    if v.min_players > v.max_players:
+        _fail("min_players", f"{v.min_players} is more than max_players {v.max_players}")
+    for option, choices in (
+        ("removed_cards", REMOVED),
+        ("order", ORDERS),
+        ("first_dealer", FIRST_DEALERS),
+        ("trump", TRUMPS),
+        ("trump_cycle", TRUMP_CYCLES),
+        ("bidding", BIDDINGS),
+        ("made", MADE),
+        ("made_zero", MADE_ZERO),
+        ("missed_over", MISSED),
+        ("missed_under", MISSED),
+    ):
+        _check_choice(option, getattr(v, option), choices)
+    for option in ("last_deal_no_trump", "hook", "must_trump", "double_when_all",
+                   "announce_over_under"):
+        if type(getattr(v, option)) is not bool:
+            _fail(option, f"must be true or false, not {getattr(v, option)!r}")
+    if isinstance(v.max_cards, str):
+        _check_choice("max_cards", v.max_cards, MAX_CARDS_WORDS)
+    else:
+        _check_int("max_cards", v.max_cards, 1, PACK)
+    if v.deals is not None:
+        _check_int("deals", v.deals, 1, 1000)
+    _check_int("winner_bonus", v.winner_bonus, 0, 10_000)
+    _check_int("max_deals", v.max_deals, 1, 1000)
+    if v.target_score is not None:
+        if type(v.target_score) is not int or v.target_score < 1:
+            _fail("target_score", f"must be a positive integer or null, not {v.target_score!r}")
+        if v.last_deal_no_trump:
+            _fail("last_deal_no_trump", "needs a fixed schedule; the last deal under "
+                  "target_score is not known in advance")
+    if v.hook and v.bidding == "closed":
+        _fail("hook", "needs open bidding: the dealer cannot see the other bids when "
+              "bidding is closed")
+    if v.order == "constant" and v.deals is None and v.target_score is None:
+        _fail("order", "constant hand sizes need deals or target_score to end the game")
+    _validate_pack(v)
+
+
+def _validate_pack(v: Variant) -> None:
+    for players in range(v.min_players, v.max_players + 1):
+        in_play = v.cards_in_play(players)
+        top = v.largest_hand(players)
+        if top < 1:
+            _fail("max_cards", f"leaves no card to deal to {players} players")
+        if top * players > in_play:
+            _fail(
+                "max_cards",
+                f"{top} cards each for {players} players needs {top * players} cards; "
+                f"the pack has {in_play} in play",
+            )
