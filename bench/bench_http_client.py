@@ -122,7 +122,11 @@ def bench_httpx_sync(url: str, seconds: float) -> float:
 
     headers = {"Content-Type": "application/json"}
     with httpx.Client() as client:
-        return _measure_sync(lambda: client.post(url, content=BODY, headers=headers).json(), seconds)
+
+        def call() -> object:
+            return client.post(url, content=BODY, headers=headers).json()
+
+        return _measure_sync(call, seconds)
 
 
 def bench_httpx_async(url: str, seconds: float, concurrency: int) -> float:

@@ -1,0 +1,139 @@
+"""Typed faults: what a bot did wrong, kept apart from failures on the platform's side.
+
+A ``BotFault`` is blamed on the bot: the match runner plays the documented fallback, records
+the fault's kind, one sample and the latency, and goes on. An ``ArenaError`` is the platform's
+own failure (client closed, resources exhausted, a bug) and must never be recorded against a
+bot.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+SAMPLE_CHARS = 200
+
+
+class FaultKind(StrEnum):
+    """The kinds of fault a bot can commit; the values are stored with match results."""
+
+    TIMEOUT = "timeout"
+    CONNECTION_ERROR = "connection_error"
+    HTTP_STATUS = "http_status"
+    NOT_JSON = "not_json"
+    WRONG_SHAPE = "wrong_shape"
+    ILLEGAL_ACTION = "illegal_action"
+    OVERSIZE = "oversize"
+    REDIRECT = "redirect"
+    FORBIDDEN_ADDRESS = "forbidden_address"
+
+
+def make_sample(raw: bytes | str | None, limit: int = SAMPLE_CHARS) -> str | None:
+    """Shorten what the bot sent to a printable sample safe to store and show its owner."""
+    if raw is None:
+        return None
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+class BotFault(Exception):
+    """A call to a bot failed because of the bot; carries what a fault record needs."""
+
+    kind: FaultKind
+
+    def __init__(
+        self, detail: str, *, sample: str | None = None, latency_ms: float | None = None
+    ) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.sample = sample
+        self.latency_ms = latency_ms
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.detail!r}, latency_ms={self.latency_ms!r})"
+
+
+class BotTimeout(BotFault):
+    """The whole exchange did not finish within the time limit plus grace."""
+
+    kind = FaultKind.TIMEOUT
+
+
+class BotConnectionError(BotFault):
+    """Connecting failed, the connection was reset, or the answer was not valid HTTP."""
+
+    kind = FaultKind.CONNECTION_ERROR
+
+
+class BotHTTPStatusError(BotFault):
+    """The bot answered with a status other than 2xx (and not a redirect)."""
+
+    kind = FaultKind.HTTP_STATUS
+
+    def __init__(
+        self,
+        detail: str,
+        *,
+        status: int,
+        sample: str | None = None,
+        latency_ms: float | None = None,
+    ) -> None:
+        super().__init__(detail, sample=sample, latency_ms=latency_ms)
+        self.status = status
+
+
+class BotRedirectError(BotHTTPStatusError):
+    """The bot answered 3xx; redirects are never followed, so this is a fault."""
+
+    kind = FaultKind.REDIRECT
+
+
+class BotOversizeError(BotFault):
+    """The answer body was larger than ``Limits.max_response_bytes``."""
+
+    kind = FaultKind.OVERSIZE
+
+
+class BotForbiddenAddressError(BotFault):
+    """The endpoint led to an address the network policy refuses."""
+
+    kind = FaultKind.FORBIDDEN_ADDRESS
+
+
+class BotProtocolError(BotFault):
+    """The answer arrived but breaks the protocol; subclasses say how."""
+
+    kind = FaultKind.WRONG_SHAPE
+
+
+class BotNotJSONError(BotProtocolError):
+    """The body was not UTF-8 JSON."""
+
+    kind = FaultKind.NOT_JSON
+
+
+class BotWrongShapeError(BotProtocolError):
+    """The JSON was not an object, or lacked the expected field of the expected type."""
+
+    kind = FaultKind.WRONG_SHAPE
+
+
+class BotIllegalActionError(BotProtocolError):
+    """The bid or card was well formed but not among the legal answers sent."""
+
+    kind = FaultKind.ILLEGAL_ACTION
+
+
+class ArenaError(Exception):
+    """A failure on the platform's side; never blamed on a bot."""
+
+
+class ClientClosedError(ArenaError):
+    """The bot client was used after it was closed."""
+
+
+class ArenaResourceError(ArenaError):
+    """The worker ran out of a local resource (file descriptors, ports, memory) while calling."""
+
+
+class RequestEncodingError(ArenaError):
+    """The arena built a request that cannot be encoded as JSON: a bug on our side."""

@@ -1,0 +1,68 @@
+"""Explicit limits on every call to a bot, in one frozen value."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """How long, how big and how often a bot may misbehave before the arena stops waiting.
+
+    The time limit covers the whole exchange: connecting, sending, the status line, the headers
+    and the body. A call is cut at ``time_limit + grace_ms``: the grace absorbs network transit
+    and scheduling jitter, so a bot answering just in time is not faulted for our latency.
+    """
+
+    # Time a bot may take for a play; tournaments set their own via ``with_time_limit``.
+    time_limit_ms: int = 1000
+    # Bids get this many times a play's time (rules.md 3.9).
+    bid_time_factor: int = 2
+    # Fixed slack after the time limit before the call is cut; the same for every bot.
+    grace_ms: int = 100
+    # Time allowed for the ``hello`` check at registration and in health checks.
+    hello_time_limit_ms: int = 3000
+    # Connecting alone may not use more than this, even when the time limit is longer.
+    connect_timeout_ms: int = 3000
+    # Answers are tiny JSON objects; anything past this is a fault, not a memory problem.
+    max_response_bytes: int = 64 * 1024
+    # Faults in one match after which the bot is no longer called in it and ranks last.
+    max_faults_per_match: int = 5
+    # Connections the worker holds open at once, across all bots; waiting for one of these
+    # slots is the platform's time, not the bot's.
+    max_connections: int = 512
+    # Idle keep-alive connections are closed after this many seconds.
+    keepalive_timeout_s: float = 30.0
+
+    def __post_init__(self) -> None:
+        for name in (
+            "time_limit_ms",
+            "bid_time_factor",
+            "hello_time_limit_ms",
+            "connect_timeout_ms",
+            "max_response_bytes",
+            "max_faults_per_match",
+            "max_connections",
+        ):
+            if getattr(self, name) < 1:
+                raise ValueError(f"Limits.{name} must be at least 1, not {getattr(self, name)!r}")
+        if self.grace_ms < 0:
+            raise ValueError(f"Limits.grace_ms must not be negative, not {self.grace_ms!r}")
+        if self.keepalive_timeout_s <= 0:
+            raise ValueError("Limits.keepalive_timeout_s must be positive")
+
+    def time_limit_for(self, message_type: str) -> int:
+        """Return the time limit in ms the bot is told for a message of this type."""
+        if message_type == "bid":
+            return self.time_limit_ms * self.bid_time_factor
+        if message_type == "hello":
+            return self.hello_time_limit_ms
+        return self.time_limit_ms
+
+    def deadline_s(self, time_limit_ms: int) -> float:
+        """Return the hard cut, in seconds, for a call told ``time_limit_ms``."""
+        return (time_limit_ms + self.grace_ms) / 1000
+
+    def with_time_limit(self, time_limit_ms: int) -> Limits:
+        """Return these limits with a tournament's per-play time control."""
+        return replace(self, time_limit_ms=time_limit_ms)

@@ -1,0 +1,240 @@
+"""Real bot servers on loopback, each with one scripted behaviour, most of them hostile.
+
+``HostileBots`` starts one asyncio server per behaviour on an ephemeral port, all in one
+background thread, and gives their URLs by name. The servers speak just enough HTTP/1.1 to be
+realistic: they read the request line, headers and body, and keep connections alive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import struct
+import threading
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+FIFTY_MB = 50 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Received:
+    """One request as a bot saw it."""
+
+    headers: dict[str, str]
+    body: bytes
+
+
+Handler = Callable[[Received, asyncio.StreamWriter], Awaitable[bool]]
+
+
+def http_response(body: bytes, status: str = "200 OK", extra: str = "") -> bytes:
+    """Return a complete HTTP/1.1 response with a Content-Length."""
+    head = (
+        f"HTTP/1.1 {status}\r\nContent-Type: application/json\r\n{extra}"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    )
+    return head.encode() + body
+
+
+def polite_answer(request: dict[str, Any]) -> dict[str, Any]:
+    """Answer like a well-behaved bot: the first legal bid or card."""
+    kind = request.get("type")
+    if kind == "bid":
+        return {"bid": request["legal"][0]}
+    if kind == "play":
+        return {"card": request["legal"][0]}
+    return {"ok": True, "name": "polite"}
+
+
+async def fast(req: Received, writer: asyncio.StreamWriter) -> bool:
+    writer.write(http_response(json.dumps(polite_answer(json.loads(req.body))).encode()))
+    return True
+
+
+async def sleeps_forever(req: Received, writer: asyncio.StreamWriter) -> bool:
+    await asyncio.sleep(3600)
+    return False
+
+
+async def trickles(req: Received, writer: asyncio.StreamWriter) -> bool:
+    for byte in http_response(b'{"bid": 1}' + b" " * 100):
+        writer.write(bytes([byte]))
+        await writer.drain()
+        await asyncio.sleep(1)
+    return False
+
+
+async def trickles_body(req: Received, writer: asyncio.StreamWriter) -> bool:
+    body = b'{"bid": 1}' + b" " * 100
+    writer.write(http_response(body)[: -len(body)])
+    for byte in body:
+        writer.write(bytes([byte]))
+        await writer.drain()
+        await asyncio.sleep(1)
+    return False
+
+
+async def fifty_megabytes(req: Received, writer: asyncio.StreamWriter) -> bool:
+    writer.write(f"HTTP/1.1 200 OK\r\nContent-Length: {FIFTY_MB}\r\n\r\n".encode())
+    return await _stream(writer, FIFTY_MB)
+
+
+async def fifty_megabytes_chunked(req: Received, writer: asyncio.StreamWriter) -> bool:
+    writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+    chunk = b"[" * 65536
+    framed = f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n"
+    for _ in range(FIFTY_MB // len(chunk)):
+        writer.write(framed)
+        await writer.drain()
+    writer.write(b"0\r\n\r\n")
+    return False
+
+
+async def _stream(writer: asyncio.StreamWriter, size: int) -> bool:
+    block = b" " * 65536
+    for _ in range(size // len(block)):
+        writer.write(block)
+        await writer.drain()
+    return False
+
+
+async def not_json(req: Received, writer: asyncio.StreamWriter) -> bool:
+    writer.write(http_response(b"<html><body>I am a teapot</body></html>"))
+    return True
+
+
+async def json_list(req: Received, writer: asyncio.StreamWriter) -> bool:
+    writer.write(http_response(b"[1, 2, 3]"))
+    return True
+
+
+async def bid_three(req: Received, writer: asyncio.StreamWriter) -> bool:
+    writer.write(http_response(b'{"bid": "three"}'))
+    return True
+
+
+async def server_error(req: Received, writer: asyncio.StreamWriter) -> bool:
+    writer.write(http_response(b'{"error": "boom"}', status="500 Internal Server Error"))
+    return True
+
+
+async def redirects(req: Received, writer: asyncio.StreamWriter) -> bool:
+    location = "Location: http://169.254.169.254/latest/meta-data/\r\n"
+    writer.write(http_response(b"", status="307 Temporary Redirect", extra=location))
+    return True
+
+
+async def resets(req: Received, writer: asyncio.StreamWriter) -> bool:
+    sock = writer.get_extra_info("socket")
+    # SO_LINGER with a zero timeout makes close() send RST instead of FIN.
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    writer.transport.abort()
+    return False
+
+
+async def garbage(req: Received, writer: asyncio.StreamWriter) -> bool:
+    writer.write(b"this is not HTTP at all\r\n\r\n")
+    return False
+
+
+BEHAVIOURS: dict[str, Handler] = {
+    "fast": fast,
+    "sleeps_forever": sleeps_forever,
+    "trickles": trickles,
+    "trickles_body": trickles_body,
+    "fifty_megabytes": fifty_megabytes,
+    "fifty_megabytes_chunked": fifty_megabytes_chunked,
+    "not_json": not_json,
+    "json_list": json_list,
+    "bid_three": bid_three,
+    "server_error": server_error,
+    "redirects": redirects,
+    "resets": resets,
+    "garbage": garbage,
+}
+
+
+async def read_request(reader: asyncio.StreamReader) -> Received | None:
+    """Read one HTTP request, or return None when the client closed the connection."""
+    try:
+        head = await reader.readuntil(b"\r\n\r\n")
+    except (asyncio.IncompleteReadError, ConnectionError):
+        return None
+    headers: dict[str, str] = {}
+    for line in head.decode("latin-1").split("\r\n")[1:]:
+        if ":" in line:
+            name, value = line.split(":", 1)
+            headers[name.strip().lower()] = value.strip()
+    body = await reader.readexactly(int(headers.get("content-length", "0")))
+    return Received(headers, body)
+
+
+class HostileBots:
+    """Run every behaviour as its own loopback server in a background thread."""
+
+    def __init__(self) -> None:
+        self.urls: dict[str, str] = {}
+        self.received: dict[str, list[Received]] = {name: [] for name in BEHAVIOURS}
+        self.connections: dict[str, int] = dict.fromkeys(BEHAVIOURS, 0)
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._servers: list[asyncio.Server] = []
+
+    def __enter__(self) -> HostileBots:
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(timeout=10)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        asyncio.run_coroutine_threadsafe(self._stop(), self._loop).result(timeout=10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=10)
+
+    def __getitem__(self, name: str) -> str:
+        return self.urls[name]
+
+    async def _start(self) -> None:
+        for name, handler in BEHAVIOURS.items():
+            server = await asyncio.start_server(self._serve(name, handler), "127.0.0.1", 0)
+            self._servers.append(server)
+            self.urls[name] = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/bot"
+
+    async def _stop(self) -> None:
+        for server in self._servers:
+            server.close()
+        tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    def _serve(
+        self, name: str, handler: Handler
+    ) -> Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]:
+        async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            writer.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self.connections[name] += 1
+            try:
+                while (req := await read_request(reader)) is not None:
+                    self.received[name].append(req)
+                    keep_alive = await handler(req, writer)
+                    await writer.drain()
+                    if not keep_alive:
+                        break
+            except (ConnectionError, asyncio.IncompleteReadError):
+                pass
+            finally:
+                writer.close()
+
+        return serve
+
+
+@pytest.fixture(scope="session")
+def hostile_bots() -> Iterator[HostileBots]:
+    """Start the hostile bot servers once for the whole test session."""
+    with HostileBots() as bots:
+        yield bots
