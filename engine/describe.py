@@ -40,7 +40,9 @@ def _hands(v: Variant) -> str:
         sizes.append(f"{n} players: {v.largest_hand(n)} cards at most, {count}")
     mc = v.max_cards
     if mc == "default":
-        top = ", ".join(f"{DEFAULT_MAX[n]} for {n}" for n in range(v.min_players, v.max_players + 1))
+        top = ", ".join(
+            f"{DEFAULT_MAX[n]} for {n}" for n in range(v.min_players, v.max_players + 1)
+        )
         head = f"Largest hand: {top} players."
     elif mc == "max_possible":
         head = "Largest hand: as many cards as the pack allows."

@@ -21,11 +21,23 @@ _BID_RANGES = tuple(tuple(range(h + 1)) for h in range(53))
 class DealRecord:
     """What happened in one deal: enough to re-play it and to show it."""
 
-    __slots__ = ("bids", "dealer", "hand_size", "hands", "leaders", "plays", "scores",
-                 "tricks_won", "trump", "trump_card", "winners")
+    __slots__ = (
+        "bids",
+        "dealer",
+        "hand_size",
+        "hands",
+        "leaders",
+        "plays",
+        "scores",
+        "tricks_won",
+        "trump",
+        "trump_card",
+        "winners",
+    )
 
-    def __init__(self, dealer: int, hand_size: int, hands: tuple[int, ...], trump: int,
-                 trump_card: int) -> None:
+    def __init__(
+        self, dealer: int, hand_size: int, hands: tuple[int, ...], trump: int, trump_card: int
+    ) -> None:
         self.dealer = dealer
         self.hand_size = hand_size
         self.hands = hands
@@ -43,7 +55,7 @@ class DealRecord:
         n = len(self.hands)
         tricks = []
         for t, (leader, winner) in enumerate(zip(self.leaders, self.winners, strict=False)):
-            cards = [CARD_NAMES[c] for c in self.plays[t * n:(t + 1) * n]]
+            cards = [CARD_NAMES[c] for c in self.plays[t * n : (t + 1) * n]]
             tricks.append({"leader": leader, "cards": cards, "winner": winner})
         return {
             "number": number,
@@ -65,10 +77,32 @@ class Game:
     ``phase`` is ``bid``, ``play`` or ``over``; ``to_act`` is the seat to move.
     """
 
-    __slots__ = ("_bid_count", "_bids", "_deal", "_hands", "_led", "_must_trump",
-                 "_rng", "_schedule", "_trick", "_trump", "_tricks_done", "_tricks_won",
-                 "bonus", "dealer", "deals", "first_dealer", "hand_size", "leader", "phase",
-                 "players", "seed", "to_act", "totals", "variant")
+    __slots__ = (
+        "_bid_count",
+        "_bids",
+        "_deal",
+        "_hands",
+        "_led",
+        "_must_trump",
+        "_rng",
+        "_schedule",
+        "_trick",
+        "_tricks_done",
+        "_tricks_won",
+        "_trump",
+        "bonus",
+        "dealer",
+        "deals",
+        "first_dealer",
+        "hand_size",
+        "leader",
+        "phase",
+        "players",
+        "seed",
+        "to_act",
+        "totals",
+        "variant",
+    )
 
     def __init__(self, variant: Variant, players: int, seed: int) -> None:
         variant.check_players(players)
@@ -196,7 +230,7 @@ class Game:
         forbidden = self.forbidden_bid()
         if forbidden is None:
             return bids
-        return bids[:forbidden] + bids[forbidden + 1:]
+        return bids[:forbidden] + bids[forbidden + 1 :]
 
     def legal_mask(self) -> int:
         """Cards the seat to act may play, as a bit mask."""
@@ -232,7 +266,9 @@ class Game:
         if self.phase is OVER:
             raise errors.GameOverError("the game is over")
         if seat is not None and seat != self.to_act:
-            raise errors.OutOfTurnError(f"seat {seat} acted out of turn; seat {self.to_act} is to act")
+            raise errors.OutOfTurnError(
+                f"seat {seat} acted out of turn; seat {self.to_act} is to act"
+            )
         if self.phase is not phase:
             raise errors.WrongPhaseError(f"cannot {phase} during the {self.phase} phase")
 

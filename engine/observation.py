@@ -37,7 +37,8 @@ def observe(game: Game, seat: int) -> dict[str, Any]:
         "hand": list(card_names(game.hand_mask(seat))),
         "trump": _suit(deal.trump),
         "trump_card": CARD_NAMES[deal.trump_card] if deal.trump_card >= 0 else None,
-        "trump_card_holder": deal.dealer if v.trump == "dealer_last_card" and deal.trump_card >= 0
+        "trump_card_holder": deal.dealer
+        if v.trump == "dealer_last_card" and deal.trump_card >= 0
         else None,
         "bids": _visible_bids(deal.bids, seat, v.bidding == "closed" and not all_bid),
         "over_under": _over_under(deal) if v.announce_over_under and all_bid else None,
@@ -71,7 +72,7 @@ def _tricks(deal: Any, n: int) -> list[dict[str, Any]]:
     return [
         {
             "leader": leader,
-            "cards": [CARD_NAMES[c] for c in deal.plays[t * n:(t + 1) * n]],
+            "cards": [CARD_NAMES[c] for c in deal.plays[t * n : (t + 1) * n]],
             "winner": winner,
         }
         for t, (leader, winner) in enumerate(zip(deal.leaders, deal.winners, strict=False))
@@ -82,4 +83,4 @@ def _current_trick(deal: Any, n: int) -> dict[str, Any] | None:
     done = len(deal.winners)
     if len(deal.leaders) == done:
         return None
-    return {"leader": deal.leaders[-1], "cards": [CARD_NAMES[c] for c in deal.plays[done * n:]]}
+    return {"leader": deal.leaders[-1], "cards": [CARD_NAMES[c] for c in deal.plays[done * n :]]}

@@ -42,8 +42,10 @@ def missed_score(rule: str, bid: int, taken: int) -> int:
 def deal_score(variant: Variant, bid: int, taken: int, tricks: int) -> int:
     """Score one seat's deal: ``bid`` made or missed with ``taken`` of ``tricks``."""
     if taken == bid:
-        score = made_zero_score(variant.made_zero, tricks) if bid == 0 else made_score(
-            variant.made, bid
+        score = (
+            made_zero_score(variant.made_zero, tricks)
+            if bid == 0
+            else made_score(variant.made, bid)
         )
         if variant.double_when_all and bid == tricks:
             score *= 2

@@ -50,7 +50,9 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "deals": _option(None, "null or integer >= 1", "cap on the number of deals"),
     "first_dealer": _option("draw", FIRST_DEALERS, "how the first dealer is chosen"),
     "trump": _option("turn_up", TRUMPS, "how trump is fixed each deal"),
-    "trump_cycle": _option("SDCH", TRUMP_CYCLES, "cycle of trump suits under trump=fixed (N: none)"),
+    "trump_cycle": _option(
+        "SDCH", TRUMP_CYCLES, "cycle of trump suits under trump=fixed (N: none)"
+    ),
     "last_deal_no_trump": _option(False, "boolean", "the final deal is played without trump"),
     "bidding": _option("open", BIDDINGS, "open: bids public in turn; closed: revealed together"),
     "hook": _option(True, "boolean", "the dealer may not make the bids add up to the tricks"),
@@ -229,8 +231,13 @@ def _validate(v: Variant) -> None:
         ("missed_under", MISSED),
     ):
         _check_choice(option, getattr(v, option), choices)
-    for option in ("last_deal_no_trump", "hook", "must_trump", "double_when_all",
-                   "announce_over_under"):
+    for option in (
+        "last_deal_no_trump",
+        "hook",
+        "must_trump",
+        "double_when_all",
+        "announce_over_under",
+    ):
         if type(getattr(v, option)) is not bool:
             _fail(option, f"must be true or false, not {getattr(v, option)!r}")
     if isinstance(v.max_cards, str):
@@ -245,11 +252,15 @@ def _validate(v: Variant) -> None:
         if type(v.target_score) is not int or v.target_score < 1:
             _fail("target_score", f"must be a positive integer or null, not {v.target_score!r}")
         if v.last_deal_no_trump:
-            _fail("last_deal_no_trump", "needs a fixed schedule; the last deal under "
-                  "target_score is not known in advance")
+            _fail(
+                "last_deal_no_trump",
+                "needs a fixed schedule; the last deal under target_score is not known in advance",
+            )
     if v.hook and v.bidding == "closed":
-        _fail("hook", "needs open bidding: the dealer cannot see the other bids when "
-              "bidding is closed")
+        _fail(
+            "hook",
+            "needs open bidding: the dealer cannot see the other bids when bidding is closed",
+        )
     if v.order == "constant" and v.deals is None and v.target_score is None:
         _fail("order", "constant hand sizes need deals or target_score to end the game")
     _validate_pack(v)

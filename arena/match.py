@@ -1,0 +1,269 @@
+"""Play one match between seats (HTTP bots or in-process players) through the engine.
+
+A faulty seat gets the documented fallback and a recorded fault; past the fault threshold it
+is no longer called and ranks last for ratings. Anything that is not a ``BotFault`` is the
+platform's failure and propagates, so it is never blamed on a bot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from arena.faults import BotFault
+from arena.limits import Limits
+from arena.protocol import (
+    decision_message,
+    fallback_bid,
+    fallback_card,
+    parse_bid,
+    parse_card,
+    result_message,
+)
+from engine.game import Game
+from engine.scoring import shared_ranks
+from engine.variant import Variant
+
+
+class Seat(Protocol):
+    """Something that answers protocol messages for one seat."""
+
+    label: str
+
+    async def call(self, message: dict[str, Any], time_limit_ms: int) -> tuple[Any, float]:
+        """Answer ``message``: return (parsed JSON answer, latency in ms) or raise BotFault."""
+        ...
+
+
+@dataclass
+class FaultStat:
+    """Faults of one kind by one seat in one match."""
+
+    count: int = 0
+    sample: str | None = None
+    detail: str = ""
+    latency_ms: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the stored form."""
+        return {
+            "count": self.count,
+            "sample": self.sample,
+            "detail": self.detail,
+            "latency_ms": self.latency_ms,
+        }
+
+
+@dataclass
+class SeatStats:
+    """What one seat did in a match, beyond its score."""
+
+    calls: int = 0
+    latency_total_ms: float = 0.0
+    latency_max_ms: float = 0.0
+    faults: dict[str, FaultStat] = field(default_factory=dict)
+    fault_count: int = 0
+    disqualified: bool = False
+
+    def record_latency(self, latency_ms: float) -> None:
+        """Count one answered call."""
+        self.calls += 1
+        self.latency_total_ms += latency_ms
+        self.latency_max_ms = max(self.latency_max_ms, latency_ms)
+
+    def record_fault(self, fault: BotFault, threshold: int) -> None:
+        """Count a fault; keep the first sample of each kind; disqualify past the threshold."""
+        stat = self.faults.setdefault(str(fault.kind), FaultStat())
+        stat.count += 1
+        if stat.count == 1:
+            stat.sample, stat.detail, stat.latency_ms = fault.sample, fault.detail, fault.latency_ms
+        self.fault_count += 1
+        if self.fault_count >= threshold:
+            self.disqualified = True
+
+    @property
+    def mean_latency_ms(self) -> float | None:
+        """Mean latency of answered calls."""
+        return self.latency_total_ms / self.calls if self.calls else None
+
+
+@dataclass
+class SeatOutcome:
+    """One seat's result in a finished match."""
+
+    seat: int
+    label: str
+    score: int
+    rank: int
+    rating_rank: int
+    exact_bids: int
+    deals: int
+    stats: SeatStats
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the stored form."""
+        s = self.stats
+        return {
+            "seat": self.seat,
+            "label": self.label,
+            "score": self.score,
+            "rank": self.rank,
+            "rating_rank": self.rating_rank,
+            "exact_bids": self.exact_bids,
+            "deals": self.deals,
+            "calls": s.calls,
+            "mean_latency_ms": s.mean_latency_ms,
+            "max_latency_ms": s.latency_max_ms,
+            "fault_count": s.fault_count,
+            "disqualified": s.disqualified,
+            "faults": {kind: stat.to_dict() for kind, stat in s.faults.items()},
+        }
+
+
+@dataclass
+class MatchOutcome:
+    """Everything a finished match leaves: standings, per-seat faults and the replay."""
+
+    match_id: str
+    seats: list[SeatOutcome]
+    replay: dict[str, Any]
+    duration_s: float
+
+    @property
+    def rating_ranks(self) -> list[int]:
+        """Ranks for ratings: shared ranks by total, disqualified seats last."""
+        return [s.rating_rank for s in self.seats]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the stored form (replay apart)."""
+        return {
+            "match_id": self.match_id,
+            "duration_s": self.duration_s,
+            "seats": [s.to_dict() for s in self.seats],
+        }
+
+
+def rating_ranks(totals: Sequence[int], disqualified: Sequence[bool]) -> list[int]:
+    """Rank seats for ratings: by total among those still in, then every disqualified seat."""
+    kept = [s for s in range(len(totals)) if not disqualified[s]]
+    kept_ranks = shared_ranks([totals[s] for s in kept])
+    ranks = [len(kept) + 1] * len(totals)
+    for s, r in zip(kept, kept_ranks, strict=True):
+        ranks[s] = r
+    return ranks
+
+
+class MatchRunner:
+    """Drives one game: asks the seat to act, checks the answer, applies it."""
+
+    def __init__(
+        self, *, variant: Variant, seed: int, seats: Sequence[Seat], limits: Limits, match_id: str
+    ) -> None:
+        self.game = Game(variant, len(seats), seed)
+        self.seats = list(seats)
+        self.limits = limits
+        self.match_id = match_id
+        self.stats = [SeatStats() for _ in seats]
+
+    async def run(self) -> MatchOutcome:
+        """Play the match to the end and return its outcome."""
+        started = time.perf_counter()
+        game = self.game
+        while not game.is_over:
+            if game.phase == "bid" and game.variant.bidding == "closed":
+                await self._closed_bidding()
+            elif game.phase == "bid":
+                seat = game.to_act
+                game.bid(await self._decide(seat, "bid", game.legal_bids()))
+            else:
+                seat = game.to_act
+                game.play(await self._decide(seat, "play", game.legal_cards()))
+        await self._send_results()
+        return self._outcome(time.perf_counter() - started)
+
+    async def _closed_bidding(self) -> None:
+        """Ask every seat for its bid at once: nobody sees another bid before all are made."""
+        game = self.game
+        order = [(game.to_act + i) % game.players for i in range(game.players)]
+        legal = game.legal_bids()  # without the hook, the same for every seat
+        bids = await asyncio.gather(*(self._decide(s, "bid", legal, to_act=s) for s in order))
+        for bid in bids:
+            game.bid(bid)
+
+    async def _decide(
+        self, seat: int, kind: str, legal: Sequence[Any], to_act: int | None = None
+    ) -> Any:
+        stats = self.stats[seat]
+        fallback = fallback_bid if kind == "bid" else fallback_card
+        if stats.disqualified:
+            return fallback(legal)
+        observation = self.game.observation(seat)
+        if to_act is not None:
+            observation["to_act"] = to_act
+        time_limit_ms = self.limits.time_limit_for(kind)
+        message = decision_message(
+            kind, observation, legal, match_id=self.match_id, time_limit_ms=time_limit_ms
+        )
+        latency_ms: float | None = None
+        try:
+            answer, latency_ms = await self.seats[seat].call(message, time_limit_ms)
+            stats.record_latency(latency_ms)
+            return parse_bid(answer, legal) if kind == "bid" else parse_card(answer, legal)
+        except BotFault as fault:
+            if fault.latency_ms is None:
+                fault.latency_ms = latency_ms
+            stats.record_fault(fault, self.limits.max_faults_per_match)
+            return fallback(legal)
+
+    async def _send_results(self) -> None:
+        """Tell every seat still in how the match ended; answers and faults are ignored."""
+        game = self.game
+        disqualified = [s.disqualified for s in self.stats]
+
+        async def tell(seat: int) -> None:
+            message = result_message(
+                match_id=self.match_id,
+                seat=seat,
+                totals=game.totals,
+                ranks=game.ranks(),
+                disqualified=disqualified,
+                faults=self.stats[seat].fault_count,
+            )
+            with contextlib.suppress(BotFault):
+                await self.seats[seat].call(message, self.limits.time_limit_ms)
+
+        await asyncio.gather(*(tell(s) for s in range(game.players) if not disqualified[s]))
+
+    def _outcome(self, duration_s: float) -> MatchOutcome:
+        game = self.game
+        ranks = game.ranks()
+        r_ranks = rating_ranks(game.totals, [s.disqualified for s in self.stats])
+        exact = game.exact_bids()
+        seats = [
+            SeatOutcome(
+                seat=s,
+                label=self.seats[s].label,
+                score=game.totals[s],
+                rank=ranks[s],
+                rating_rank=r_ranks[s],
+                exact_bids=exact[s],
+                deals=len(game.deals),
+                stats=self.stats[s],
+            )
+            for s in range(game.players)
+        ]
+        return MatchOutcome(
+            match_id=self.match_id, seats=seats, replay=game.replay(), duration_s=duration_s
+        )
+
+
+async def play_match(
+    *, variant: Variant, seed: int, seats: Sequence[Seat], limits: Limits, match_id: str
+) -> MatchOutcome:
+    """Play a match between ``seats`` and return its outcome."""
+    runner = MatchRunner(variant=variant, seed=seed, seats=seats, limits=limits, match_id=match_id)
+    return await runner.run()

@@ -1,0 +1,46 @@
+"""Seats the match runner can call: an HTTP bot, or an in-process reference player."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from arena.transport import BotClient
+
+
+@dataclass
+class HttpSeat:
+    """A registered bot, called over HTTP through the shared keep-alive client."""
+
+    client: BotClient
+    endpoint: str
+    secret: str
+    label: str = "bot"
+
+    async def call(self, message: dict[str, Any], time_limit_ms: int) -> tuple[Any, float]:
+        """Send ``message`` to the bot; faults come up as BotFault."""
+        result = await self.client.call(
+            self.endpoint, self.secret, message, time_limit_ms=time_limit_ms
+        )
+        return result.data, result.latency_ms
+
+
+@dataclass
+class LocalSeat:
+    """A reference player from ``engine.players`` answering in-process (no network)."""
+
+    player: Any
+    label: str = "local"
+
+    async def call(self, message: dict[str, Any], time_limit_ms: int) -> tuple[Any, float]:
+        """Answer like a well-behaved bot would."""
+        started = time.perf_counter()
+        kind = message["type"]
+        if kind == "bid":
+            answer: dict[str, Any] = {"bid": self.player.bid(message, tuple(message["legal"]))}
+        elif kind == "play":
+            answer = {"card": self.player.play(message, tuple(message["legal"]))}
+        else:
+            answer = {}
+        return answer, (time.perf_counter() - started) * 1000
