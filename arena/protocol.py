@@ -14,12 +14,7 @@ from arena.faults import BotIllegalActionError, BotWrongShapeError, make_sample
 from engine.cards import CARD_INDEX
 
 PROTOCOL = "ohhell/1"
-MESSAGE_TYPES = ("hello", "bid", "play", "result")
-
-
-def hello_message(*, arena: str = "ohhell-arena", match_id: str | None = None) -> dict[str, Any]:
-    """Return the ``hello`` check sent at registration, on demand and by health checks."""
-    return {"protocol": PROTOCOL, "type": "hello", "arena": arena, "match_id": match_id}
+MESSAGE_TYPES = ("hello", "bid", "play", "result")  # hello is built by arena.transport
 
 
 def decision_message(

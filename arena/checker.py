@@ -1,0 +1,133 @@
+"""Check a bot endpoint the way the arena will call it, and give a verdict with reasons.
+
+For bot authors before registering: ``hello``, then a sample of real ``bid`` and ``play``
+requests drawn from games of several variants (closed bidding, must-trump, the dealer's turned
+card, eight players...), each answer parsed as strictly as in a match.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.faults import BotFault
+from arena.limits import Limits
+from arena.netpolicy import NetworkPolicy
+from arena.protocol import decision_message, parse_bid, parse_card
+from arena.transport import BotClient
+from engine.game import Game
+from engine.presets import preset
+
+# Variants and player counts that exercise every part of the request a bot must read.
+SAMPLE_TABLES = (
+    ("oh-hell", 4),
+    ("la-podrida", 5),
+    ("oh-well", 4),
+    ("british-oh-hell", 3, {"bidding": "closed"}),
+    ("up-and-down-the-river", 8),
+    ("ascending-blackout", 6),
+    ("nomination-whist", 7),
+)
+
+
+@dataclass
+class CheckReport:
+    """The outcome of checking one endpoint."""
+
+    endpoint: str
+    hello_ok: bool = False
+    hello_answer: dict[str, Any] | None = None
+    samples: int = 0
+    latencies_ms: list[float] = field(default_factory=list)
+    faults: list[str] = field(default_factory=list)
+    time_limit_ms: int = 1000
+
+    @property
+    def passed(self) -> bool:
+        """A bot passes when it answered hello and every sample legally and in time."""
+        return self.hello_ok and not self.faults and len(self.latencies_ms) == self.samples
+
+    def percentile(self, q: float) -> float | None:
+        """Latency percentile of the answered samples, in ms."""
+        if not self.latencies_ms:
+            return None
+        ordered = sorted(self.latencies_ms)
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+    def reasons(self) -> list[str]:
+        """Why the verdict is what it is, in plain words."""
+        reasons = [] if self.hello_ok else ["hello was not answered with a 2xx JSON object"]
+        reasons += self.faults[:10]
+        if len(self.faults) > 10:
+            reasons.append(f"... and {len(self.faults) - 10} more faults")
+        p95 = self.percentile(0.95)
+        if p95 is not None and p95 > self.time_limit_ms / 2:
+            reasons.append(
+                f"p95 latency {p95:.1f} ms is over half the {self.time_limit_ms} ms limit"
+            )
+        return reasons
+
+
+def sample_requests(count: int, seed: int, time_limit_ms: int) -> list[dict[str, Any]]:
+    """Draw ``count`` real bid and play requests from random games of the sample variants."""
+    rng = random.Random(seed)
+    requests: list[dict[str, Any]] = []
+    while len(requests) < count:
+        name, players, *extra = SAMPLE_TABLES[len(requests) % len(SAMPLE_TABLES)]
+        variant = preset(name, **(extra[0] if extra else {}))
+        game = Game(variant, players, rng.getrandbits(32))
+        stop = rng.randrange(1, 200)
+        for _ in range(stop):
+            if game.is_over:
+                break
+            game.apply(rng.choice(game.legal_actions()))
+        if game.is_over:
+            continue
+        kind = game.phase
+        limit = time_limit_ms * (2 if kind == "bid" else 1)
+        requests.append(
+            decision_message(
+                kind,
+                game.observation(game.to_act),
+                game.legal_actions(),
+                match_id=f"check-{len(requests)}",
+                time_limit_ms=limit,
+            )
+        )
+    return requests
+
+
+async def check_bot(
+    endpoint: str,
+    secret: str,
+    *,
+    samples: int = 28,
+    seed: int = 0,
+    time_limit_ms: int = 1000,
+    policy: NetworkPolicy | None = None,
+) -> CheckReport:
+    """Call ``endpoint`` with hello and sample requests; return the report."""
+    limits = Limits(time_limit_ms=time_limit_ms)
+    report = CheckReport(endpoint=endpoint, samples=samples, time_limit_ms=time_limit_ms)
+    async with BotClient(limits=limits, policy=policy or NetworkPolicy()) as client:
+        try:
+            hello = await client.hello(endpoint, secret)
+            report.hello_ok, report.hello_answer = True, hello.data
+        except BotFault as fault:
+            report.faults.append(f"hello: {fault.kind}: {fault.detail}")
+            return report
+        for i, message in enumerate(sample_requests(samples, seed, time_limit_ms)):
+            try:
+                result = await client.call(
+                    endpoint, secret, message, time_limit_ms=message["time_limit_ms"]
+                )
+                if message["type"] == "bid":
+                    parse_bid(result.data, message["legal"])
+                else:
+                    parse_card(result.data, message["legal"])
+                report.latencies_ms.append(result.latency_ms)
+            except BotFault as fault:
+                where = f"sample {i + 1} ({message['type']}, {message['variant']['name']})"
+                report.faults.append(f"{where}: {fault.kind}: {fault.detail}")
+    return report
