@@ -381,7 +381,7 @@ class Game:
     def exact_bids(self) -> list[int]:
         """Number of finished deals in which each seat made its bid exactly."""
         made = [0] * self.players
-        for deal in self.deals:
+        for deal in self.deals[: self.finished_deals()]:
             for seat, (b, t) in enumerate(zip(deal.bids, deal.tricks_won, strict=False)):
                 made[seat] += b == t
         return made
