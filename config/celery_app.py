@@ -1,0 +1,11 @@
+"""The Celery application: workers and beat run `celery -A config worker` / `beat`."""
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+app = Celery("ohhell")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()

@@ -1,0 +1,228 @@
+"""Django settings, read from the environment.
+
+With nothing set, the project runs on embedded defaults (SQLite under var/, Celery tasks run
+in-process, a development secret key) and says so in one line at start-up. A deployment sets
+DATABASE_URL, REDIS_URL, SECRET_KEY and DEBUG=0; every variable is listed in the README and in
+docker/.env.example.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from pathlib import Path
+
+from django.core.exceptions import ImproperlyConfigured
+
+from config.env import (
+    env_bool,
+    env_choice,
+    env_int,
+    env_list,
+    env_networks,
+    env_rate,
+    env_str,
+    env_url,
+    is_set,
+    parse_database_url,
+)
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = BASE_DIR / "var"
+
+# Core
+DEBUG = env_bool("DEBUG", True)
+SECRET_KEY = env_str("SECRET_KEY")
+_embedded: list[str] = []
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off.")
+    SECRET_KEY = "django-insecure-development-key-not-for-production-use"
+    _embedded.append("a development SECRET_KEY")
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+if env_bool("USE_X_FORWARDED_PROTO", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG)
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "tournaments",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "tournaments.api.middleware.RequestSizeLimitMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ]
+        },
+    }
+]
+
+# Database: persistent connections, because opening one per request costs most of the time
+# of a small API request on PostgreSQL (see bench/bench_api.py).
+DATABASE_URL = env_url(
+    "DATABASE_URL", "sqlite:///var/db.sqlite3", schemes=("postgres", "postgresql", "sqlite")
+)
+_db = parse_database_url("DATABASE_URL", DATABASE_URL)
+if not is_set("DATABASE_URL"):
+    VAR_DIR.mkdir(exist_ok=True)
+    _db = parse_database_url("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}")
+    _embedded.append("SQLite at var/db.sqlite3")
+DATABASES = {
+    "default": {
+        "ENGINE": _db.engine,
+        "NAME": _db.name if _db.engine.endswith("postgresql") else str(BASE_DIR / _db.name),
+        "USER": _db.user,
+        "PASSWORD": _db.password,
+        "HOST": _db.host,
+        "PORT": _db.port,
+        "OPTIONS": _db.options or {},
+        "CONN_MAX_AGE": env_int("DB_CONN_MAX_AGE", 600, minimum=0),
+        "CONN_HEALTH_CHECKS": True,
+    }
+}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Redis: Celery broker, result backend and the shared cache (throttling counts across workers).
+REDIS_URL = env_url("REDIS_URL", "", schemes=("redis", "rediss"))
+if REDIS_URL:
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    _embedded.append("in-process tasks")
+
+CELERY_BROKER_URL = REDIS_URL or "memory://"
+CELERY_RESULT_BACKEND = REDIS_URL or None
+CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=60)
+}
+CELERY_TASK_SERIALIZER = CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_RESULT_EXPIRES = 3600
+CELERY_TIMEZONE = "UTC"
+CELERY_BEAT_SCHEDULE: dict[str, dict] = {}
+
+# Bots: where the platform may connect and how much it accepts from them.
+BOT_ALLOW_LOOPBACK = env_bool("BOT_ALLOW_LOOPBACK", False)
+BOT_ALLOWED_NETWORKS = env_networks("BOT_ALLOWED_NETWORKS")
+BOT_MAX_RESPONSE_BYTES = env_int("BOT_MAX_RESPONSE_BYTES", 65536, minimum=1024)
+BOT_DEFAULT_TIME_LIMIT_MS = env_int("BOT_DEFAULT_TIME_LIMIT_MS", 1000, minimum=10, maximum=60000)
+BOT_HELLO_TIMEOUT_MS = env_int("BOT_HELLO_TIMEOUT_MS", 3000, minimum=100, maximum=60000)
+
+# Requests: anything larger is refused with 413 before it is parsed.
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MAX_REQUEST_BYTES", 262144, minimum=1024)
+
+# Auth
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": f"django.contrib.auth.password_validation.{name}"}
+    for name in (
+        "UserAttributeSimilarityValidator",
+        "MinimumLengthValidator",
+        "CommonPasswordValidator",
+        "NumericPasswordValidator",
+    )
+]
+
+# API
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    "DEFAULT_PARSER_CLASSES": ["tournaments.api.parsers.LimitedJSONParser"],
+    "DEFAULT_PAGINATION_CLASS": "tournaments.api.pagination.PageNumberPagination",
+    "PAGE_SIZE": env_int("API_PAGE_SIZE", 50, minimum=1, maximum=1000),
+    "DEFAULT_FILTER_BACKENDS": [
+        "django_filters.rest_framework.DjangoFilterBackend",
+        "rest_framework.filters.OrderingFilter",
+    ],
+    "DEFAULT_THROTTLE_CLASSES": ["tournaments.api.throttling.WriteRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {
+        "writes": env_rate("THROTTLE_WRITE_RATE", "120/minute"),
+        "auth": env_rate("THROTTLE_AUTH_RATE", "20/minute"),
+    },
+    "EXCEPTION_HANDLER": "tournaments.api.errors.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Oh Hell bot arena API",
+    "DESCRIPTION": "Register Oh Hell bots, browse game variants and run tournaments.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+# Internationalisation and static files
+LANGUAGE_CODE = "en-gb"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+STATIC_URL = "/static/"
+STATIC_ROOT = Path(env_str("STATIC_ROOT", str(VAR_DIR / "static")))
+with contextlib.suppress(OSError):  # WhiteNoise warns on every start without it
+    STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+
+_LEVELS = ("debug", "info", "warning", "error", "critical")
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env_choice("LOG_LEVEL", "info", _LEVELS).upper()},
+    "loggers": {"django": {"handlers": [], "propagate": True}},
+}
+
+if _embedded:
+    # Settings are imported once per process, so this line is printed once per process.
+    print(
+        f"ohhell: running on embedded defaults ({', '.join(_embedded)}); "
+        "set DATABASE_URL, REDIS_URL and SECRET_KEY for production.",
+        file=sys.stderr,
+    )

@@ -1,0 +1,100 @@
+"""Shared fixtures: the fixed cast of users and API clients, and row factories."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from django.contrib.auth.models import Group, User
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from tournaments.models import ORGANISERS_GROUP, Bot, Variant
+
+PASSWORD = "a-long-test-passphrase-42"
+
+
+def _make_user(username: str, **extra) -> User:
+    return User.objects.create_user(username=username, password=PASSWORD, **extra)
+
+
+@pytest.fixture
+def owner(db) -> User:
+    return _make_user("owner", email="owner@example.org")
+
+
+@pytest.fixture
+def other_user(db) -> User:
+    return _make_user("other", email="other@example.org")
+
+
+@pytest.fixture
+def staff(db) -> User:
+    return _make_user("staff", is_staff=True, is_superuser=True)
+
+
+@pytest.fixture
+def organiser(db) -> User:
+    user = _make_user("organiser")
+    user.groups.add(Group.objects.get(name=ORGANISERS_GROUP))
+    return user
+
+
+def client_for(user: User | None) -> APIClient:
+    """An API client authenticated with the user's token, or anonymous for None."""
+    client = APIClient()
+    if user is not None:
+        token, _ = Token.objects.get_or_create(user=user)
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    return client
+
+
+@pytest.fixture
+def anonymous_client(db) -> APIClient:
+    return client_for(None)
+
+
+@pytest.fixture
+def owner_client(owner) -> APIClient:
+    return client_for(owner)
+
+
+@pytest.fixture
+def other_client(other_user) -> APIClient:
+    return client_for(other_user)
+
+
+@pytest.fixture
+def staff_client(staff) -> APIClient:
+    return client_for(staff)
+
+
+@pytest.fixture
+def organiser_client(organiser) -> APIClient:
+    return client_for(organiser)
+
+
+@pytest.fixture
+def make_bot(db) -> Callable[..., Bot]:
+    """Create bots directly in the database, skipping the endpoint checks of registration."""
+    counter = iter(range(1, 1_000_000))
+
+    def make(owner: User, **fields) -> Bot:
+        n = next(counter)
+        fields.setdefault("name", f"bot-{n}")
+        fields.setdefault("endpoint_url", f"https://bot{n}.example.org/play")
+        fields.setdefault("secret", f"secret-{n}")
+        return Bot.objects.create(owner=owner, **fields)
+
+    return make
+
+
+@pytest.fixture
+def bot(make_bot, owner) -> Bot:
+    return make_bot(owner, name="owned-bot")
+
+
+@pytest.fixture
+def oh_hell(db) -> Variant:
+    """The oh-hell preset, stored by the migrations."""
+    return Variant.objects.get(name="oh-hell")

@@ -1,0 +1,59 @@
+"""Accounts: sign up, get a token, show who is signed in."""
+
+from __future__ import annotations
+
+from django.contrib.auth import authenticate
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from tournaments.api.serializers import SignUpInput, TokenInput, TokenOutput, UserOutput
+from tournaments.errors import ApplicationError
+from tournaments.services.users import user_sign_up, user_token
+
+
+class SignUpView(APIView):
+    """Create an account; the answer carries an API token."""
+
+    permission_classes = [AllowAny]
+    authentication_classes: list = []
+    throttle_scope = "auth"
+
+    @extend_schema(request=SignUpInput, responses={201: TokenOutput})
+    def post(self, request: Request) -> Response:
+        data = SignUpInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        user, token = user_sign_up(**data.validated_data)
+        return Response({"token": token, "username": user.username}, status=status.HTTP_201_CREATED)
+
+
+class TokenView(APIView):
+    """Exchange a username and password for the account's API token."""
+
+    permission_classes = [AllowAny]
+    authentication_classes: list = []
+    throttle_scope = "auth"
+
+    @extend_schema(request=TokenInput, responses=TokenOutput)
+    def post(self, request: Request) -> Response:
+        data = TokenInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = authenticate(request, **data.validated_data)
+        if user is None:
+            raise ApplicationError(
+                "Wrong username or password.", code="authentication_failed", status=400
+            )
+        return Response({"token": user_token(user=user), "username": user.username})
+
+
+class MeView(APIView):
+    """The signed-in account."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=UserOutput)
+    def get(self, request: Request) -> Response:
+        return Response(UserOutput(request.user).data)

@@ -1,0 +1,90 @@
+"""Bot endpoints: register, list, show, change, delete, rotate the secret, verify."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.permissions import IsAuthenticatedOrReadOnly
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from tournaments.api.filters import BotFilter
+from tournaments.api.permissions import IsOwnerOrReadOnly
+from tournaments.api.serializers import (
+    BotInput,
+    BotOutput,
+    BotWithSecretOutput,
+    HealthCheckOutput,
+)
+from tournaments.models import Bot
+from tournaments.selectors.bots import bot_health_checks, bot_list
+from tournaments.services.bots import (
+    bot_delete,
+    bot_register,
+    bot_rotate_secret,
+    bot_update,
+    bot_verify,
+)
+
+
+class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Bots. Anyone may browse; signed-in users register bots; only the owner changes one."""
+
+    serializer_class = BotOutput
+    permission_classes = [IsAuthenticatedOrReadOnly, IsOwnerOrReadOnly]
+    filterset_class = BotFilter
+    ordering_fields = ["name", "created_at", "status", "last_verified_at"]
+    ordering = ["name"]
+    throttle_scope = "writes"
+
+    def get_queryset(self) -> QuerySet[Bot]:
+        return bot_list()
+
+    def _output(self, bot: Bot, *, status_code: int = 200, secret: str | None = None) -> Response:
+        context = {**self.get_serializer_context(), "secret": secret}
+        serializer = (BotWithSecretOutput if secret else BotOutput)(bot, context=context)
+        return Response(serializer.data, status=status_code)
+
+    @extend_schema(request=BotInput, responses={201: BotWithSecretOutput})
+    def create(self, request: Request) -> Response:
+        """Register a bot; the answer carries its signing secret, shown this once."""
+        data = BotInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        bot, secret = bot_register(owner=request.user, **data.validated_data)
+        return self._output(bot, status_code=status.HTTP_201_CREATED, secret=secret)
+
+    @extend_schema(request=BotInput, responses=BotOutput)
+    def partial_update(self, request: Request, pk: str | None = None) -> Response:
+        """Change a bot's name, endpoint or description (owner only)."""
+        bot = self.get_object()
+        data = BotInput(data=request.data, partial=True)
+        data.is_valid(raise_exception=True)
+        return self._output(bot_update(bot=bot, data=data.validated_data))
+
+    def destroy(self, request: Request, pk: str | None = None) -> Response:
+        """Delete a bot that has not played (owner only)."""
+        bot_delete(bot=self.get_object())
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(request=None, responses=BotWithSecretOutput)
+    @action(detail=True, methods=["post"], url_path="rotate-secret")
+    def rotate_secret(self, request: Request, pk: str | None = None) -> Response:
+        """Replace the signing secret (owner only); the answer carries the new one, once."""
+        bot = self.get_object()
+        return self._output(bot, secret=bot_rotate_secret(bot=bot))
+
+    @extend_schema(request=None, responses=HealthCheckOutput)
+    @action(detail=True, methods=["post"])
+    def verify(self, request: Request, pk: str | None = None) -> Response:
+        """Call the bot's ``hello`` now (owner only) and answer the check's outcome."""
+        check = bot_verify(bot=self.get_object())
+        return Response(HealthCheckOutput(check).data)
+
+    @extend_schema(responses=HealthCheckOutput(many=True))
+    @action(detail=True, methods=["get"], url_path="health-checks", pagination_class=None)
+    def health_checks(self, request: Request, pk: str | None = None) -> Response:
+        """The bot's latest health checks, newest first."""
+        checks = bot_health_checks(bot=self.get_object())
+        return Response(HealthCheckOutput(checks, many=True).data)

@@ -1,0 +1,13 @@
+"""Store the engine's preset variants; safe to run any number of times."""
+
+from django.core.management.base import BaseCommand
+
+from tournaments.services.variants import variants_seed_presets
+
+
+class Command(BaseCommand):
+    help = "Store the rules engine's preset variants in the database (idempotent)."
+
+    def handle(self, *args, **options) -> None:
+        created = variants_seed_presets()
+        self.stdout.write(f"Preset variants stored ({created} new).")

@@ -1,0 +1,40 @@
+"""The data model: bots, variants, tournaments, matches, ratings.
+
+Invariants that matter live in the database (unique and check constraints, foreign keys),
+so they hold whichever process writes: API, admin, Celery worker or a shell.
+"""
+
+from tournaments.models.bots import Bot, BotHealthCheck, BotStatus, DisabledCause, HealthErrorKind
+from tournaments.models.competitions import (
+    Tournament,
+    TournamentEntry,
+    TournamentFormat,
+    TournamentStatus,
+)
+from tournaments.models.matches import FaultKind, Match, MatchSeat, MatchStatus, Replay, SeatFault
+from tournaments.models.ratings import Rating, RatingHistory
+from tournaments.models.users import ORGANISERS_GROUP, is_organiser
+from tournaments.models.variants import Variant
+
+__all__ = [
+    "ORGANISERS_GROUP",
+    "Bot",
+    "BotHealthCheck",
+    "BotStatus",
+    "DisabledCause",
+    "FaultKind",
+    "HealthErrorKind",
+    "Match",
+    "MatchSeat",
+    "MatchStatus",
+    "Rating",
+    "RatingHistory",
+    "Replay",
+    "SeatFault",
+    "Tournament",
+    "TournamentEntry",
+    "TournamentFormat",
+    "TournamentStatus",
+    "Variant",
+    "is_organiser",
+]

@@ -1,0 +1,112 @@
+"""Bots registered by their owners, and the history of their health checks."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.validators import RegexValidator
+from django.db import models
+from django.db.models.functions import Lower
+
+BOT_NAME_VALIDATOR = RegexValidator(
+    r"^[A-Za-z0-9][A-Za-z0-9_.-]*$",
+    "Use letters, digits, '-', '_' and '.', starting with a letter or digit.",
+)
+
+
+class BotStatus(models.TextChoices):
+    PENDING = "pending", "pending verification"
+    ACTIVE = "active", "active"
+    DISABLED = "disabled", "disabled"
+
+
+class DisabledCause(models.TextChoices):
+    """Why a bot is disabled: a health failure clears itself when the bot passes again."""
+
+    NONE = "", "not disabled"
+    HEALTH = "health", "failed health checks"
+    ADMIN = "admin", "disabled by staff"
+
+
+class HealthErrorKind(models.TextChoices):
+    NONE = "", "no error"
+    REFUSED_ADDRESS = "refused_address", "address not allowed"
+    CONNECTION = "connection", "connection failed"
+    TIMEOUT = "timeout", "timed out"
+    HTTP_STATUS = "http_status", "HTTP error status"
+    REDIRECT = "redirect", "redirect"
+    OVERSIZE = "oversize", "response too large"
+    NOT_JSON = "not_json", "not a JSON object"
+
+
+class Bot(models.Model):
+    """An HTTP endpoint that plays Oh Hell, owned by one user."""
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="bots"
+    )
+    name = models.CharField(max_length=64, validators=[BOT_NAME_VALIDATOR])
+    description = models.CharField(max_length=500, blank=True)
+    endpoint_url = models.CharField(max_length=500)
+    # Kept retrievable because the arena signs every request with it (HMAC); never serialised.
+    secret = models.CharField(max_length=128)
+    status = models.CharField(max_length=16, choices=BotStatus.choices, default=BotStatus.PENDING)
+    disabled_cause = models.CharField(max_length=16, choices=DisabledCause.choices, blank=True)
+    disabled_reason = models.CharField(max_length=500, blank=True)
+    last_verified_at = models.DateTimeField(null=True, blank=True)
+    consecutive_failures = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(Lower("name"), name="bot_name_unique_ci"),
+            models.CheckConstraint(
+                condition=models.Q(status__in=BotStatus.values), name="bot_status_valid"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(
+                    status=BotStatus.DISABLED, disabled_cause__in=["health", "admin"]
+                )
+                | (~models.Q(status=BotStatus.DISABLED) & models.Q(disabled_cause="")),
+                name="bot_disabled_has_cause",
+            ),
+            models.CheckConstraint(condition=~models.Q(secret=""), name="bot_secret_not_empty"),
+        ]
+        indexes = [
+            models.Index(fields=["status", "name"], name="bot_status_name_idx"),
+            models.Index(fields=["owner", "name"], name="bot_owner_name_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_playable(self) -> bool:
+        """Tell whether the bot may be entered into matches."""
+        return self.status == BotStatus.ACTIVE
+
+
+class BotHealthCheck(models.Model):
+    """One call of a bot's ``hello``: at registration, on demand or by the periodic sweep."""
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="health_checks")
+    at = models.DateTimeField(auto_now_add=True)
+    ok = models.BooleanField()
+    latency_ms = models.PositiveIntegerField(null=True, blank=True)
+    error_kind = models.CharField(max_length=32, choices=HealthErrorKind.choices, blank=True)
+    error_message = models.CharField(max_length=500, blank=True)
+
+    class Meta:
+        ordering = ["-at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(ok=True, error_kind="")
+                | models.Q(ok=False) & ~models.Q(error_kind=""),
+                name="healthcheck_error_iff_failed",
+            ),
+        ]
+        indexes = [models.Index(fields=["bot", "-at"], name="healthcheck_bot_at_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.bot} {'ok' if self.ok else self.error_kind} at {self.at:%Y-%m-%d %H:%M}"

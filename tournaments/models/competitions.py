@@ -1,0 +1,111 @@
+"""Tournaments and the bots entered in them."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+
+
+def new_seed() -> int:
+    """Draw a fresh 63-bit seed, so fixtures and deals can be replayed from it."""
+    return secrets.randbits(63)
+
+
+class TournamentFormat(models.TextChoices):
+    ROUND_ROBIN = "round_robin", "round robin"
+    DUPLICATE = "duplicate", "duplicate"
+    SWISS = "swiss", "Swiss"
+    LADDER = "ladder", "continuous ladder"
+
+
+class TournamentStatus(models.TextChoices):
+    DRAFT = "draft", "draft"
+    SCHEDULED = "scheduled", "scheduled"
+    RUNNING = "running", "running"
+    PAUSED = "paused", "paused"
+    FINISHED = "finished", "finished"
+    CANCELLED = "cancelled", "cancelled"
+
+
+class Tournament(models.Model):
+    """A competition in one variant: its format decides how fixtures are generated."""
+
+    name = models.CharField(max_length=100)
+    description = models.CharField(max_length=1000, blank=True)
+    organiser = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="organised_tournaments"
+    )
+    variant = models.ForeignKey("Variant", on_delete=models.PROTECT, related_name="tournaments")
+    format = models.CharField(max_length=16, choices=TournamentFormat.choices)
+    status = models.CharField(
+        max_length=16, choices=TournamentStatus.choices, default=TournamentStatus.DRAFT
+    )
+    table_size = models.PositiveSmallIntegerField(default=4)
+    time_limit_ms = models.PositiveIntegerField(default=1000)
+    rounds = models.PositiveIntegerField(default=1)
+    games_per_fixture = models.PositiveIntegerField(default=1)
+    seed = models.BigIntegerField(default=new_seed)
+    start_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    bots = models.ManyToManyField("Bot", through="TournamentEntry", related_name="tournaments")
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(format__in=TournamentFormat.values),
+                name="tournament_format_valid",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(status__in=TournamentStatus.values),
+                name="tournament_status_valid",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(table_size__gte=3, table_size__lte=8),
+                name="tournament_table_size_3_to_8",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(time_limit_ms__gte=10, time_limit_ms__lte=120000),
+                name="tournament_time_limit_range",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(rounds__gte=1), name="tournament_rounds_positive"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(games_per_fixture__gte=1), name="tournament_games_positive"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(finished_at__isnull=True)
+                | models.Q(started_at__isnull=False, finished_at__gte=models.F("started_at")),
+                name="tournament_finishes_after_start",
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "start_at"], name="tournament_status_start_idx")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class TournamentEntry(models.Model):
+    """A bot entered in a tournament."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="entries")
+    bot = models.ForeignKey("Bot", on_delete=models.CASCADE, related_name="entries")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["tournament", "bot"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tournament", "bot"], name="entry_unique_bot_per_tournament"
+            )
+        ]
+        verbose_name_plural = "tournament entries"
+
+    def __str__(self) -> str:
+        return f"{self.bot} in {self.tournament}"

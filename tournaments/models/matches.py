@@ -1,0 +1,180 @@
+"""Matches (one game at one table), their seats, faults and replays."""
+
+from __future__ import annotations
+
+from django.db import models
+
+from tournaments.models.competitions import new_seed
+
+
+class MatchStatus(models.TextChoices):
+    QUEUED = "queued", "queued"
+    RUNNING = "running", "running"
+    FINISHED = "finished", "finished"
+    FAILED = "failed", "failed"
+    CANCELLED = "cancelled", "cancelled"
+
+
+class FaultKind(models.TextChoices):
+    TIMEOUT = "timeout", "timed out"
+    CONNECTION = "connection", "connection failed"
+    HTTP_STATUS = "http_status", "HTTP error status"
+    NOT_JSON = "not_json", "not JSON"
+    BAD_SHAPE = "bad_shape", "wrong shape"
+    ILLEGAL = "illegal", "illegal action"
+    OVERSIZE = "oversize", "response too large"
+    REDIRECT = "redirect", "redirect"
+    REFUSED_ADDRESS = "refused_address", "address not allowed"
+
+
+class Match(models.Model):
+    """One game between bots, queued for a worker to claim, play and record.
+
+    ``claimed_by``/``claimed_at`` are set by a conditional UPDATE, so one worker plays a match
+    at a time; ``rating_sequence`` orders rating updates so a recompute gives the same numbers.
+    """
+
+    tournament = models.ForeignKey(
+        "Tournament", on_delete=models.CASCADE, null=True, blank=True, related_name="matches"
+    )
+    variant = models.ForeignKey("Variant", on_delete=models.PROTECT, related_name="matches")
+    round = models.PositiveIntegerField(default=0)
+    duplicate_group = models.CharField(max_length=64, blank=True, db_index=True)
+    seed = models.BigIntegerField(default=new_seed)
+    time_limit_ms = models.PositiveIntegerField(default=1000)
+    status = models.CharField(
+        max_length=16, choices=MatchStatus.choices, default=MatchStatus.QUEUED
+    )
+    attempts = models.PositiveSmallIntegerField(default=0)
+    max_attempts = models.PositiveSmallIntegerField(default=3)
+    claimed_by = models.CharField(max_length=200, blank=True)
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    rated = models.BooleanField(default=False)
+    rated_at = models.DateTimeField(null=True, blank=True)
+    rating_sequence = models.BigIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name_plural = "matches"
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(status__in=MatchStatus.values), name="match_status_valid"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(max_attempts__gte=1, attempts__lte=models.F("max_attempts")),
+                name="match_attempts_bounded",
+            ),
+            models.CheckConstraint(
+                condition=~models.Q(status=MatchStatus.FINISHED)
+                | models.Q(finished_at__isnull=False),
+                name="match_finished_has_time",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(rated=False, rated_at__isnull=True, rating_sequence__isnull=True)
+                | models.Q(
+                    rated=True,
+                    status=MatchStatus.FINISHED,
+                    rated_at__isnull=False,
+                    rating_sequence__isnull=False,
+                ),
+                name="match_rated_is_finished_and_sequenced",
+            ),
+            models.UniqueConstraint(
+                fields=["rating_sequence"], name="match_rating_sequence_unique"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["status", "created_at"], name="match_queue_idx"),
+            models.Index(fields=["tournament", "status"], name="match_tournament_status_idx"),
+            models.Index(fields=["tournament", "round"], name="match_tournament_round_idx"),
+            models.Index(
+                fields=["finished_at", "id"],
+                condition=models.Q(status=MatchStatus.FINISHED, rated=False),
+                name="match_unrated_idx",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"match {self.pk} ({self.status})"
+
+
+class MatchSeat(models.Model):
+    """A bot's place at a match table, and its result once the match is recorded."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
+    seat = models.PositiveSmallIntegerField()
+    bot = models.ForeignKey("Bot", on_delete=models.PROTECT, related_name="seats")
+    score = models.IntegerField(null=True, blank=True)
+    rank = models.PositiveSmallIntegerField(null=True, blank=True)
+    bids_exact = models.PositiveSmallIntegerField(default=0)
+    bids_total = models.PositiveSmallIntegerField(default=0)
+    faults = models.PositiveIntegerField(default=0)
+    disqualified = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["match", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "seat"], name="seat_unique_index_per_match"),
+            models.UniqueConstraint(fields=["match", "bot"], name="seat_unique_bot_per_match"),
+            models.CheckConstraint(condition=models.Q(seat__lte=7), name="seat_index_0_to_7"),
+            models.CheckConstraint(
+                condition=models.Q(rank__isnull=True) | models.Q(rank__gte=1, rank__lte=8),
+                name="seat_rank_1_to_8",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(bids_exact__lte=models.F("bids_total")),
+                name="seat_exact_bids_within_total",
+            ),
+        ]
+        indexes = [models.Index(fields=["bot", "match"], name="seat_bot_match_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.bot} at seat {self.seat} of match {self.match_id}"
+
+    @property
+    def exact_bid_rate(self) -> float | None:
+        """Share of deals the bot made its bid exactly, or None before any deal."""
+        return self.bids_exact / self.bids_total if self.bids_total else None
+
+
+class SeatFault(models.Model):
+    """How often one seat committed one kind of fault in a match, with one sample."""
+
+    seat = models.ForeignKey(MatchSeat, on_delete=models.CASCADE, related_name="fault_records")
+    kind = models.CharField(max_length=32, choices=FaultKind.choices)
+    count = models.PositiveIntegerField(default=1)
+    sample = models.CharField(max_length=500, blank=True)
+    latency_ms = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["seat", "kind"]
+        constraints = [
+            models.UniqueConstraint(fields=["seat", "kind"], name="fault_unique_kind_per_seat"),
+            models.CheckConstraint(condition=models.Q(count__gte=1), name="fault_count_positive"),
+            models.CheckConstraint(
+                condition=models.Q(kind__in=FaultKind.values), name="fault_kind_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} x{self.count}"
+
+
+class Replay(models.Model):
+    """The full record of a match, stored in the database so any worker or web host can serve it."""
+
+    match = models.OneToOneField(
+        Match, on_delete=models.CASCADE, primary_key=True, related_name="replay"
+    )
+    format_version = models.PositiveSmallIntegerField(default=1)
+    data = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"replay of match {self.match_id}"

@@ -1,0 +1,1 @@
+"""Reads: queries the API, admin and tasks share, shaped to keep query counts constant."""

@@ -1,0 +1,158 @@
+"""Registering, changing, verifying and disabling bots."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from tournaments.errors import ApplicationError
+from tournaments.models import Bot, BotHealthCheck, BotStatus, DisabledCause
+from tournaments.models.bots import BOT_NAME_VALIDATOR
+from tournaments.netpolicy import EndpointRefused, check_endpoint_url
+from tournaments.services.hello import HelloResult, call_hello
+
+EDITABLE_FIELDS = ("name", "endpoint_url", "description")
+
+
+def new_secret() -> str:
+    """Draw a signing secret: 256 random bits, URL-safe."""
+    return secrets.token_urlsafe(32)
+
+
+def _clean_name(name: str) -> str:
+    try:
+        BOT_NAME_VALIDATOR(name)
+    except ValidationError as exc:
+        raise ApplicationError(exc.messages[0], field="name") from None
+    return name
+
+
+def _clean_endpoint(url: str) -> str:
+    try:
+        check_endpoint_url(url)
+    except EndpointRefused as exc:
+        raise ApplicationError(f"Endpoint refused: {exc}.", field="endpoint_url") from None
+    return url
+
+
+def _save(bot: Bot, **kwargs) -> None:
+    """Save, turning the database's name constraint into a clear refusal."""
+    try:
+        with transaction.atomic():
+            bot.save(**kwargs)
+    except IntegrityError:
+        raise ApplicationError(
+            f"A bot named {bot.name!r} already exists.", code="conflict", status=409, field="name"
+        ) from None
+
+
+def bot_register(
+    *, owner: AbstractBaseUser, name: str, endpoint_url: str, description: str = ""
+) -> tuple[Bot, str]:
+    """Register a bot, pending verification; return it with its secret, shown only now."""
+    secret = new_secret()
+    bot = Bot(
+        owner=owner,
+        name=_clean_name(name),
+        endpoint_url=_clean_endpoint(endpoint_url),
+        description=description,
+        secret=secret,
+    )
+    _save(bot)
+    return bot, secret
+
+
+def bot_update(*, bot: Bot, data: dict) -> Bot:
+    """Change a bot's name, endpoint or description; a new endpoint needs verifying again."""
+    changed = [
+        field for field in EDITABLE_FIELDS if field in data and data[field] != getattr(bot, field)
+    ]
+    if "name" in changed:
+        bot.name = _clean_name(data["name"])
+    if "endpoint_url" in changed:
+        bot.endpoint_url = _clean_endpoint(data["endpoint_url"])
+        if bot.status == BotStatus.ACTIVE:
+            bot.status = BotStatus.PENDING
+            changed.append("status")
+    if "description" in changed:
+        bot.description = data["description"]
+    if changed:
+        _save(bot, update_fields=[*changed, "updated_at"])
+    return bot
+
+
+def bot_delete(*, bot: Bot) -> None:
+    """Delete a bot that has never played; one with recorded matches is kept for the record."""
+    if bot.seats.exists():
+        raise ApplicationError(
+            "This bot has recorded matches, so it cannot be deleted; it can be disabled instead.",
+            code="conflict",
+            status=409,
+        )
+    bot.delete()
+
+
+def bot_rotate_secret(*, bot: Bot) -> str:
+    """Replace the signing secret; return the new one, shown only now."""
+    secret = new_secret()
+    bot.secret = secret
+    bot.save(update_fields=["secret", "updated_at"])
+    return secret
+
+
+def bot_disable(*, bot: Bot, reason: str, cause: str = DisabledCause.ADMIN) -> Bot:
+    """Take a bot out of play, with a reason its owner can read."""
+    bot.status = BotStatus.DISABLED
+    bot.disabled_cause = cause
+    bot.disabled_reason = reason[:500]
+    bot.save(update_fields=["status", "disabled_cause", "disabled_reason", "updated_at"])
+    return bot
+
+
+def bot_enable(*, bot: Bot) -> Bot:
+    """Put a disabled bot back; it must pass verification before it plays again."""
+    bot.status = BotStatus.PENDING
+    bot.disabled_cause = DisabledCause.NONE
+    bot.disabled_reason = ""
+    bot.save(update_fields=["status", "disabled_cause", "disabled_reason", "updated_at"])
+    return bot
+
+
+def _call_hello(bot: Bot) -> HelloResult:
+    """Call the bot's ``hello``; the one seam to swap for the arena's transport."""
+    return call_hello(url=bot.endpoint_url, secret=bot.secret, bot_name=bot.name)
+
+
+def bot_record_check(*, bot: Bot, result: HelloResult) -> BotHealthCheck:
+    """Store a health check and move the bot's status accordingly."""
+    with transaction.atomic():
+        bot = Bot.objects.select_for_update().get(pk=bot.pk)
+        check = BotHealthCheck.objects.create(
+            bot=bot,
+            ok=result.ok,
+            latency_ms=result.latency_ms,
+            error_kind=result.error_kind,
+            error_message=result.error_message[:500],
+        )
+        if result.ok:
+            bot.consecutive_failures = 0
+            bot.last_verified_at = check.at
+            # A bot disabled by staff stays disabled; one disabled for failing comes back.
+            if bot.disabled_cause != DisabledCause.ADMIN:
+                bot.status = BotStatus.ACTIVE
+                bot.disabled_cause = DisabledCause.NONE
+                bot.disabled_reason = ""
+        else:
+            bot.consecutive_failures += 1
+        bot.updated_at = timezone.now()
+        bot.save()
+    return check
+
+
+def bot_verify(*, bot: Bot) -> BotHealthCheck:
+    """Call the bot's ``hello`` now and record the outcome."""
+    return bot_record_check(bot=bot, result=_call_hello(bot))

@@ -1,0 +1,80 @@
+"""Creating variants: the engine decides what is playable, the database what is unique."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+
+from engine import PRESET_NOTES, PRESETS, InvalidVariantError, preset
+from tournaments.errors import ApplicationError
+from tournaments.models import Variant, is_organiser
+from tournaments.models.variants import VARIANT_NAME_VALIDATOR
+
+
+def _engine_variant(name: str, base: str, options: dict[str, Any]):
+    try:
+        return preset(base, **{**options, "name": name})
+    except InvalidVariantError as exc:
+        field = "base" if exc.option == "preset" else f"options.{exc.option}"
+        raise ApplicationError(
+            f"Invalid option {exc.option!r}: {exc.reason}.",
+            field=field,
+            extra={"option": exc.option},
+        ) from None
+    except (TypeError, ValueError) as exc:
+        raise ApplicationError(f"Invalid options: {exc}.", field="options") from None
+
+
+def variant_create(
+    *,
+    user: AbstractBaseUser,
+    name: str,
+    base: str,
+    options: dict[str, Any],
+    description: str = "",
+) -> Variant:
+    """Create a custom variant from a preset and option overrides (staff or organisers)."""
+    if not is_organiser(user):
+        raise ApplicationError(
+            "Only staff and organisers may create variants.", code="permission_denied", status=403
+        )
+    try:
+        VARIANT_NAME_VALIDATOR(name)
+    except ValidationError as exc:
+        raise ApplicationError(exc.messages[0], field="name") from None
+    engine_variant = _engine_variant(name, base, options)
+    variant = Variant(
+        name=name,
+        base=base,
+        options=engine_variant.to_dict(),
+        description=description,
+        created_by=user,
+    )
+    try:
+        with transaction.atomic():
+            variant.save()
+    except IntegrityError:
+        raise ApplicationError(
+            f"A variant named {name!r} already exists.", code="conflict", status=409, field="name"
+        ) from None
+    return variant
+
+
+def variants_seed_presets() -> int:
+    """Store the engine's presets, adding missing ones and refreshing changed ones; idempotent."""
+    changed = 0
+    for name, engine_variant in PRESETS.items():
+        _, created = Variant.objects.update_or_create(
+            name=name,
+            defaults={
+                "options": engine_variant.to_dict(),
+                "base": name,
+                "is_preset": True,
+                "description": PRESET_NOTES.get(name, ""),
+            },
+        )
+        changed += created
+    return changed
