@@ -1,0 +1,196 @@
+"""Matches through the arena: hostile bots contained, fallbacks played, nothing leaked."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from typing import Any
+
+import jsonschema
+import pytest
+
+from arena.limits import Limits
+from arena.match import MatchRunner, play_match, rating_ranks
+from arena.netpolicy import NetworkPolicy
+from arena.protocol import fallback_bid, fallback_card
+from arena.schemagen import SCHEMA_DIR
+from arena.seats import HttpSeat, LocalSeat
+from arena.transport import BotClient
+from engine.players import make_player
+from engine.presets import PRESETS, preset
+
+SHORT = preset("oh-hell", max_cards=3, order="down", first_dealer="random")
+LIMITS = Limits(time_limit_ms=150, grace_ms=100, max_faults_per_match=4)
+LOOPBACK = NetworkPolicy(allow_loopback=True)
+CARD = re.compile(r"\b[23456789TJQKA][CDHS]\b")
+
+# behaviour -> the fault kind its answers are recorded as
+HOSTILE = {
+    "sleeps_forever": "timeout",
+    "trickles": "timeout",
+    "fifty_megabytes": "oversize",
+    "not_json": "not_json",
+    "json_list": "wrong_shape",
+    "bid_three": "wrong_shape",
+    "server_error": "http_status",
+    "redirects": "redirect",
+    "resets": "connection_error",
+}
+
+
+def _heuristics(count: int) -> list[LocalSeat]:
+    return [LocalSeat(make_player("heuristic", i), label=f"h{i}") for i in range(count)]
+
+
+async def _match_with(url: str, *, seed: int = 3, variant: Any = SHORT) -> Any:
+    async with BotClient(limits=LIMITS, policy=LOOPBACK) as client:
+        seats = [HttpSeat(client, url, "s3cret", label="hostile"), *_heuristics(3)]
+        return await play_match(
+            variant=variant, seed=seed, seats=seats, limits=LIMITS, match_id="m-hostile"
+        )
+
+
+@pytest.mark.parametrize("behaviour", sorted(HOSTILE))
+def test_a_hostile_bot_is_contained_and_the_match_completes(
+    hostile_bots: Any, behaviour: str
+) -> None:
+    outcome = asyncio.run(_match_with(hostile_bots[behaviour]))
+    hostile, *others = outcome.seats
+    kind = HOSTILE[behaviour]
+    assert outcome.replay["finished"] is True
+    assert set(hostile.stats.faults) == {kind}
+    assert hostile.stats.fault_count == LIMITS.max_faults_per_match
+    assert hostile.stats.disqualified is True
+    assert hostile.rating_rank == 4
+    sample = hostile.stats.faults[kind]
+    cut_ms = LIMITS.time_limit_for("bid") + LIMITS.grace_ms
+    assert sample.latency_ms is not None and sample.latency_ms < cut_ms + 250
+    for seat in others:
+        assert seat.stats.fault_count == 0
+        assert not seat.stats.disqualified
+        assert seat.rating_rank <= 3
+
+
+def test_a_well_behaved_bot_has_no_faults_and_is_called_for_every_decision(
+    hostile_bots: Any,
+) -> None:
+    outcome = asyncio.run(_match_with(hostile_bots["fast"]))
+    fast = outcome.seats[0]
+    decisions = sum(d["hand_size"] + 1 for d in outcome.replay["deals"])
+    assert fast.stats.fault_count == 0
+    assert fast.stats.calls == decisions
+    requests = [json.loads(r.body) for r in hostile_bots.received["fast"]]
+    assert requests[-1]["type"] == "result"
+
+
+class Recorder:
+    """A player that answers like the heuristic and keeps every request it was sent."""
+
+    def __init__(self, seed: int) -> None:
+        self.inner = make_player("heuristic", seed)
+        self.seen: list[dict[str, Any]] = []
+
+    def bid(self, obs: dict[str, Any], legal: tuple[int, ...]) -> int:
+        self.seen.append(json.loads(json.dumps(obs)))
+        return self.inner.bid(obs, legal)
+
+    def play(self, obs: dict[str, Any], legal: tuple[str, ...]) -> str:
+        self.seen.append(json.loads(json.dumps(obs)))
+        return self.inner.play(obs, legal)
+
+
+def _allowed_cards(message: dict[str, Any]) -> set[str]:
+    allowed = set(message["hand"])
+    if message["trump_card"]:
+        allowed.add(message["trump_card"])
+    for trick in message["tricks"]:
+        allowed.update(trick["cards"])
+    if message["trick"]:
+        allowed.update(message["trick"]["cards"])
+    return allowed
+
+
+def _play_recorded(name: str, players: int, seed: int) -> tuple[MatchRunner, list[Recorder]]:
+    variant = PRESETS[name]
+    recorders = [Recorder(seed + s) for s in range(players)]
+    seats = [LocalSeat(r, label=f"r{s}") for s, r in enumerate(recorders)]
+    runner = MatchRunner(
+        variant=variant, seed=seed, seats=seats, limits=LIMITS, match_id=f"leak-{seed}"
+    )
+    asyncio.run(runner.run())
+    return runner, recorders
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_a_recording_bot_never_sees_a_card_it_may_not_know(name: str) -> None:
+    variant = PRESETS[name]
+    for players in (variant.min_players, variant.max_players):
+        for seed in range(3):
+            runner, recorders = _play_recorded(name, players, seed)
+            replay = runner.game.replay()
+            for seat, recorder in enumerate(recorders):
+                assert recorder.seen, "every seat is asked to act"
+                for message in recorder.seen:
+                    deal = replay["deals"][message["deal"] - 1]
+                    assert set(message["hand"]) <= set(deal["hands"][seat])
+                    found = set(CARD.findall(json.dumps(message)))
+                    assert found <= _allowed_cards(message), (name, players, seat, message)
+
+
+def test_closed_bidding_asks_every_seat_before_showing_any_bid() -> None:
+    variant = preset("british-oh-hell", bidding="closed")
+    recorders = [Recorder(s) for s in range(3)]
+    seats = [LocalSeat(r, label=f"r{s}") for s, r in enumerate(recorders)]
+    runner = MatchRunner(variant=variant, seed=5, seats=seats, limits=LIMITS, match_id="c")
+    asyncio.run(runner.run())
+    for seat, recorder in enumerate(recorders):
+        bid_requests = [m for m in recorder.seen if m["phase"] == "bid"]
+        assert bid_requests
+        for message in bid_requests:
+            assert message["to_act"] == seat
+            assert all(b is None for b in message["bids"])
+
+
+def _validators() -> dict[str, jsonschema.Draft202012Validator]:
+    out = {}
+    for path in SCHEMA_DIR.glob("*.json"):
+        schema = json.loads(path.read_text())
+        jsonschema.Draft202012Validator.check_schema(schema)
+        out[path.stem] = jsonschema.Draft202012Validator(schema)
+    return out
+
+
+def test_every_request_sent_over_http_validates_against_its_schema(hostile_bots: Any) -> None:
+    before = len(hostile_bots.received["fast"])
+    asyncio.run(_match_with(hostile_bots["fast"], variant=preset("la-podrida"), seed=9))
+
+    async def hello() -> None:
+        async with BotClient(limits=LIMITS, policy=LOOPBACK) as client:
+            await client.hello(hostile_bots["fast"], "s3cret")
+
+    asyncio.run(hello())
+    validators = _validators()
+    kinds = set()
+    for received in hostile_bots.received["fast"][before:]:
+        message = json.loads(received.body)
+        kinds.add(message["type"])
+        validators[f"{message['type']}.request"].validate(message)
+    assert kinds == {"bid", "play", "result", "hello"}
+
+
+def test_the_committed_schemas_match_the_code() -> None:
+    from arena.schemagen import render, schemas
+
+    for name, schema in schemas().items():
+        assert (SCHEMA_DIR / name).read_text() == render(schema), f"regenerate {name}"
+
+
+def test_fallbacks_are_the_lowest_bid_and_the_lowest_card() -> None:
+    assert fallback_bid((1, 2, 3)) == 1
+    assert fallback_card(("AS", "2H", "2C", "KD")) == "2C"
+
+
+def test_disqualified_seats_rank_last_for_ratings_and_ties_are_shared() -> None:
+    assert rating_ranks([50, 40, 40, 90], [False, False, False, True]) == [1, 2, 2, 4]
+    assert rating_ranks([10, 20, 30], [True, True, False]) == [2, 2, 1]
