@@ -109,6 +109,11 @@ class Variant:
         """Build a variant from its dict form, refusing unknown options and bad values."""
         if not isinstance(data, dict):
             raise InvalidVariantError("variant", "must be a JSON object of options")
+        if data.get("schema", SCHEMA_VERSION) != SCHEMA_VERSION:
+            raise InvalidVariantError(
+                "schema",
+                f"unknown schema version {data['schema']!r}; this engine reads {SCHEMA_VERSION}",
+            )
         fields = {f.name for f in dataclasses.fields(cls)}
         data = {k: v for k, v in data.items() if k != "schema"}
         for key in data:
