@@ -160,10 +160,12 @@ def simulate(
     progress: Progress | None = None,
     options: dict[str, dict[str, Any]] | None = None,
     start: int = 0,
+    on_game: Callable[[int, Game, list[str]], None] | None = None,
 ) -> Summary:
     """Play ``games`` games (numbered from ``start``) with seats rotated; summarise by type.
 
-    ``options`` maps a player name to keyword options for ``make_player``.
+    ``options`` maps a player name to keyword options for ``make_player``; ``on_game`` sees
+    each finished game with its number and seat names (to keep a replay, say).
     """
     variant.check_players(players)
     if len(player_names) != players:
@@ -175,7 +177,10 @@ def simulate(
             make_player(name, derive_seed(seed, i, s), **(options or {}).get(name, {}))
             for s, name in enumerate(names)
         ]
-        summary.add(play_game(variant, players, derive_seed(seed, i), seats), names)
+        game = play_game(variant, players, derive_seed(seed, i), seats)
+        summary.add(game, names)
+        if on_game is not None:
+            on_game(i, game, names)
         if progress is not None:
             progress(i - start + 1, games)
     return summary
