@@ -1,0 +1,272 @@
+"""Running matches: queue, claim, play, record, retry and sweep, safe under any redelivery.
+
+A match is claimed by a conditional UPDATE carrying a unique token, so one worker plays it at
+a time; the outcome is written in one transaction only while that token still holds the
+claim, so a late or duplicate worker changes nothing. Workers share only the database and the
+broker: the replay is stored in the database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import threading
+import uuid
+from collections.abc import Callable, Sequence
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import close_old_connections, connection, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from arena.limits import Limits
+from arena.match import MatchOutcome, play_match
+from arena.netpolicy import NetworkPolicy
+from arena.seats import HttpSeat
+from arena.transport import BotClient
+from engine.variant import Variant as EngineVariant
+from tournaments.models import Match, MatchSeat, MatchStatus, Replay, SeatFault
+
+log = logging.getLogger(__name__)
+
+HEARTBEAT_SECONDS = 5
+
+
+def bot_network_policy() -> NetworkPolicy:
+    """The deployment's network policy for bot endpoints."""
+    return NetworkPolicy.from_settings(
+        allow_loopback=settings.BOT_ALLOW_LOOPBACK,
+        allowed_networks=settings.BOT_ALLOWED_NETWORKS,
+    )
+
+
+def bot_limits(time_limit_ms: int) -> Limits:
+    """The call limits for a match with this time control."""
+    return Limits(
+        time_limit_ms=time_limit_ms,
+        max_response_bytes=settings.BOT_MAX_RESPONSE_BYTES,
+        hello_time_limit_ms=settings.BOT_HELLO_TIMEOUT_MS,
+    )
+
+
+def claim_token() -> str:
+    """A token unique to this attempt: host, process and a random part."""
+    return f"{socket.gethostname()[:100]}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+
+
+def match_enqueue(*, match: Match) -> None:
+    """Send the match to the workers once the current transaction commits."""
+    from tournaments.tasks import run_match
+
+    match_id = match.pk
+    transaction.on_commit(lambda: run_match.delay(match_id))
+
+
+def match_claim(*, match_id: int, token: str) -> bool:
+    """Claim a queued match for this attempt; False when it is not (or no longer) claimable."""
+    now = timezone.now()
+    claimed = Match.objects.filter(
+        pk=match_id, status=MatchStatus.QUEUED, attempts__lt=F("max_attempts")
+    ).update(
+        status=MatchStatus.RUNNING,
+        claimed_by=token,
+        claimed_at=now,
+        heartbeat_at=now,
+        started_at=now,
+        attempts=F("attempts") + 1,
+        error="",
+    )
+    return claimed == 1
+
+
+def match_heartbeat(*, match_id: int, token: str) -> bool:
+    """Mark a running match as alive; False when this attempt lost its claim."""
+    return (
+        Match.objects.filter(pk=match_id, status=MatchStatus.RUNNING, claimed_by=token).update(
+            heartbeat_at=timezone.now()
+        )
+        == 1
+    )
+
+
+def match_play(*, match_id: int) -> MatchOutcome:
+    """Play a claimed match against its bots over HTTP and return the outcome (no writes)."""
+    match = Match.objects.select_related("variant").get(pk=match_id)
+    seats = list(match.seats.select_related("bot").order_by("seat"))
+    variant = EngineVariant.from_dict(match.variant.options)
+    limits = bot_limits(match.time_limit_ms)
+    endpoints = [(s.bot.endpoint_url, s.bot.secret, s.bot.name) for s in seats]
+
+    async def run() -> MatchOutcome:
+        async with BotClient(limits=limits, policy=bot_network_policy()) as client:
+            http_seats = [HttpSeat(client, url, secret, label=name) for url, secret, name in endpoints]
+            return await play_match(
+                variant=variant,
+                seed=match.seed,
+                seats=http_seats,
+                limits=limits,
+                match_id=str(match.pk),
+            )
+
+    return asyncio.run(run())
+
+
+@transaction.atomic
+def match_record_outcome(*, match_id: int, token: str, outcome: MatchOutcome) -> bool:
+    """Write results, faults and the replay in one transaction, if this attempt holds the claim."""
+    match = Match.objects.select_for_update().filter(pk=match_id).first()
+    if match is None or match.status != MatchStatus.RUNNING or match.claimed_by != token:
+        return False
+    seats = {s.seat: s for s in MatchSeat.objects.filter(match=match)}
+    faults = []
+    for result in outcome.seats:
+        seat = seats[result.seat]
+        seat.score = result.score
+        seat.rank = result.rank
+        seat.bids_exact = result.exact_bids
+        seat.bids_total = result.deals
+        seat.faults = result.stats.fault_count
+        seat.disqualified = result.stats.disqualified
+        faults += [
+            SeatFault(
+                seat=seat,
+                kind=kind,
+                count=stat.count,
+                sample=(stat.sample or stat.detail or "")[:500],
+                latency_ms=round(stat.latency_ms) if stat.latency_ms is not None else None,
+            )
+            for kind, stat in result.stats.faults.items()
+        ]
+    MatchSeat.objects.bulk_update(
+        seats.values(), ["score", "rank", "bids_exact", "bids_total", "faults", "disqualified"]
+    )
+    SeatFault.objects.bulk_create(faults)
+    Replay.objects.create(match=match, data=outcome.replay)
+    match.status = MatchStatus.FINISHED
+    match.finished_at = timezone.now()
+    match.save(update_fields=["status", "finished_at", "updated_at"])
+    _after_finish(match)
+    return True
+
+
+def _after_finish(match: Match) -> None:
+    """Hand the finished match to the ratings once the record is committed."""
+    from tournaments.tasks import rate_finished_matches
+
+    transaction.on_commit(rate_finished_matches.delay)
+
+
+@transaction.atomic
+def match_fail_attempt(*, match_id: int, token: str, error: str) -> str | None:
+    """Give a match back after a platform failure: queued again, or failed when out of tries."""
+    match = Match.objects.select_for_update().filter(pk=match_id).first()
+    if match is None or match.status != MatchStatus.RUNNING or match.claimed_by != token:
+        return None
+    return _release(match, error)
+
+
+def _release(match: Match, error: str) -> str:
+    match.error = error[:2000]
+    match.claimed_by = ""
+    if match.attempts >= match.max_attempts:
+        match.status = MatchStatus.FAILED
+        match.finished_at = timezone.now()
+    else:
+        match.status = MatchStatus.QUEUED
+        match_enqueue(match=match)
+    match.save(update_fields=["status", "error", "claimed_by", "finished_at", "updated_at"])
+    return match.status
+
+
+def match_sweep_stuck(*, stale_after: timedelta | None = None) -> dict[str, int]:
+    """Give back matches whose worker died (no heartbeat), and re-send long-queued ones."""
+    stale_after = stale_after or timedelta(seconds=settings.MATCH_STALE_SECONDS)
+    cutoff = timezone.now() - stale_after
+    released = {"requeued": 0, "failed": 0, "resent": 0}
+    stuck = Match.objects.filter(status=MatchStatus.RUNNING, heartbeat_at__lt=cutoff)
+    for match_id in stuck.values_list("pk", flat=True):
+        with transaction.atomic():
+            match = (
+                Match.objects.select_for_update(skip_locked=True)
+                .filter(pk=match_id, status=MatchStatus.RUNNING, heartbeat_at__lt=cutoff)
+                .first()
+            )
+            if match is not None:
+                status = _release(match, "the worker stopped sending heartbeats")
+                released["requeued" if status == MatchStatus.QUEUED else "failed"] += 1
+    released["resent"] = _resend_lost()
+    return released
+
+
+def _resend_lost() -> int:
+    """Re-send queued matches nobody took for a long time (a broker that lost its queue)."""
+    cutoff = timezone.now() - timedelta(seconds=settings.MATCH_RESEND_SECONDS)
+    lost = Match.objects.filter(status=MatchStatus.QUEUED, updated_at__lt=cutoff).filter(
+        Q(tournament__isnull=True) | ~Q(tournament__status="paused")
+    )
+    ids = list(lost.values_list("pk", flat=True)[:1000])
+    with transaction.atomic():
+        Match.objects.filter(pk__in=ids).update(updated_at=timezone.now())
+        for match_id in ids:
+            match_enqueue(match=Match(pk=match_id))
+    return len(ids)
+
+
+class Heartbeat:
+    """Beat for a running match from a side thread, so a dead worker is noticed by the sweeper."""
+
+    def __init__(self, beat: Callable[[], bool], every: float = HEARTBEAT_SECONDS) -> None:
+        self._beat = beat
+        self._every = every
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        try:
+            while not self._stop.wait(self._every):
+                if not self._beat():
+                    return
+        finally:
+            connection.close()
+
+
+def match_run(*, match_id: int, token: str | None = None) -> str:
+    """Claim, play and record one match; return what happened (for logs and tests)."""
+    token = token or claim_token()
+    if not match_claim(match_id=match_id, token=token):
+        return "not-claimable"
+    try:
+        with Heartbeat(lambda: match_heartbeat(match_id=match_id, token=token)):
+            outcome = match_play(match_id=match_id)
+    except Exception as exc:  # a platform failure: never blamed on a bot
+        log.exception("match %s failed on the platform side", match_id)
+        close_old_connections()
+        return match_fail_attempt(match_id=match_id, token=token, error=repr(exc)) or "lost-claim"
+    recorded = match_record_outcome(match_id=match_id, token=token, outcome=outcome)
+    return "recorded" if recorded else "lost-claim"
+
+
+def match_create(
+    *, variant_id: int, bot_ids: Sequence[int], seed: int, time_limit_ms: int, **fields: object
+) -> Match:
+    """Create a queued match with its seats (bot ``bot_ids[i]`` at seat i) and queue it."""
+    with transaction.atomic():
+        match = Match.objects.create(
+            variant_id=variant_id, seed=seed, time_limit_ms=time_limit_ms, **fields
+        )
+        MatchSeat.objects.bulk_create(
+            MatchSeat(match=match, seat=i, bot_id=bot_id) for i, bot_id in enumerate(bot_ids)
+        )
+        match_enqueue(match=match)
+    return match
