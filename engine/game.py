@@ -54,8 +54,9 @@ class DealRecord:
         """Return the JSON form used in replays."""
         n = len(self.hands)
         tricks = []
-        for t, (leader, winner) in enumerate(zip(self.leaders, self.winners, strict=False)):
+        for t, leader in enumerate(self.leaders):
             cards = [CARD_NAMES[c] for c in self.plays[t * n : (t + 1) * n]]
+            winner = self.winners[t] if t < len(self.winners) else None  # a trick in progress
             tricks.append({"leader": leader, "cards": cards, "winner": winner})
         return {
             "number": number,

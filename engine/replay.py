@@ -49,9 +49,9 @@ def replay_game(data: Any) -> Game:
         _replay_deal(game, number, deal)
     if data.get("finished") and not game.is_over:
         raise InvalidReplayError("the replay says finished but the game is not over")
-    if game.is_over:
-        _expect("totals", data.get("totals"), game.totals)
-        _expect("ranks", data.get("ranks"), game.ranks())
+    summary = to_replay(game)
+    for key in ("finished", "totals", "bonus", "ranks"):
+        _expect(key, data.get(key), summary[key])
     return game
 
 
@@ -76,28 +76,38 @@ def _replay_deal(game: Game, number: int, deal: Any) -> None:
     if not isinstance(bids, list) or len(bids) != game.players:
         raise InvalidReplayError(f"deal {number}: 'bids' must list one bid per seat")
     try:
-        while game.phase == "bid" and game.deal_number == number:
-            if bids[game.to_act] is None:
-                return  # an unfinished game stops here
-            game.bid(bids[game.to_act])
-        tricks = deal.get("tricks")
-        if not isinstance(tricks, list):
-            raise InvalidReplayError(f"deal {number}: 'tricks' must be a list")
-        for t, trick in enumerate(tricks, start=1):
-            _replay_trick(game, number, t, trick)
+        _replay_actions(game, number, deal, bids)
     except EngineError as exc:
         if isinstance(exc, InvalidReplayError):
             raise
         raise InvalidReplayError(f"deal {number}: {exc}") from None
-    if game.deal_number != number or game.is_over:
-        done = game.deals[number - 1]
-        _expect(f"deal {number} scores", deal.get("scores"), done.scores)
+    # Whatever the actions did not already check (tricks won, scores, the shape of the
+    # record) must still match what the rules give, or an edited record would pass.
+    record = game.deals[number - 1].to_dict(number)
+    for key, wanted in record.items():
+        _expect(f"deal {number} {key}", deal.get(key), wanted)
+
+
+def _replay_actions(game: Game, number: int, deal: dict[str, Any], bids: list[Any]) -> None:
+    while game.phase == "bid" and game.deal_number == number:
+        if bids[game.to_act] is None:
+            return  # an unfinished game stops here
+        game.bid(bids[game.to_act])
+    tricks = deal.get("tricks")
+    if not isinstance(tricks, list) or len(tricks) > game.hand_size:
+        raise InvalidReplayError(
+            f"deal {number}: 'tricks' must be a list of at most {game.hand_size} tricks"
+        )
+    for t, trick in enumerate(tricks, start=1):
+        _replay_trick(game, number, t, trick)
 
 
 def _replay_trick(game: Game, number: int, t: int, trick: Any) -> None:
     if not isinstance(trick, dict) or not isinstance(trick.get("cards"), list):
         raise InvalidReplayError(f"deal {number} trick {t}: must hold a list of cards")
     _expect(f"deal {number} trick {t} leader", trick.get("leader"), game.to_act)
+    if len(trick["cards"]) > game.players:
+        raise InvalidReplayError(f"deal {number} trick {t}: more cards than players")
     for card in trick["cards"]:
         game.play(card)
     if len(trick["cards"]) == game.players:
