@@ -16,8 +16,12 @@ import json
 import multiprocessing
 import socket
 import statistics
+import sys
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 BODY = json.dumps(
     {"protocol": "ohhell/1", "type": "play", "hand": ["TD", "AS", "3H"], "legal": ["TD", "AS"]},
@@ -162,6 +166,26 @@ def bench_aiohttp(url: str, seconds: float, concurrency: int) -> float:
     return asyncio.run(main())
 
 
+def bench_bot_client(url: str, seconds: float, concurrency: int) -> float:
+    """The arena's BotClient: signing, time limit, capped read and strict JSON on top of aiohttp."""
+    from arena.limits import Limits
+    from arena.netpolicy import NetworkPolicy
+    from arena.transport import BotClient
+
+    message = json.loads(BODY)
+
+    async def main() -> float:
+        limits = Limits(max_connections=max(concurrency, 1))
+        async with BotClient(limits=limits, policy=NetworkPolicy(allow_loopback=True)) as client:
+
+            async def call() -> object:
+                return (await client.call(url, "secret", message, time_limit_ms=1000)).data
+
+            return await _measure_async(call, seconds, concurrency)
+
+    return asyncio.run(main())
+
+
 def bench_raw_asyncio(url: str, seconds: float, concurrency: int) -> float:
     """A minimal keep-alive client on asyncio streams: the floor for an async Python client."""
     host, port = url.split("//")[1].split("/")[0].split(":")
@@ -204,6 +228,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=2.0, help="measuring time per client")
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=3, help="repeat and report the median")
+    parser.add_argument("--only", default="", help="run only clients whose name contains this")
     args = parser.parse_args()
 
     ports: multiprocessing.Queue = multiprocessing.Queue()
@@ -218,14 +243,22 @@ def main() -> None:
         (f"httpx AsyncClient x{c}", lambda: bench_httpx_async(url, args.seconds, c)),
         ("aiohttp ClientSession x1", lambda: bench_aiohttp(url, args.seconds, 1)),
         (f"aiohttp ClientSession x{c}", lambda: bench_aiohttp(url, args.seconds, c)),
+        ("arena BotClient.call x1", lambda: bench_bot_client(url, args.seconds, 1)),
+        (f"arena BotClient.call x{c}", lambda: bench_bot_client(url, args.seconds, c)),
         ("raw asyncio streams x1", lambda: bench_raw_asyncio(url, args.seconds, 1)),
         (f"raw asyncio streams x{c}", lambda: bench_raw_asyncio(url, args.seconds, c)),
     ]
+    cases = [(name, run) for name, run in cases if args.only.lower() in name.lower()]
+    rates: dict[str, list[float]] = {name: [] for name, _ in cases}
     try:
+        # Round-robin, so a noisy moment on a shared machine hits every client alike.
+        for _ in range(args.rounds):
+            for name, run in cases:
+                rates[name].append(run())
         print(f"{'client':<30} {'calls/s':>9} {'us/call':>9}")
-        for name, run in cases:
-            rate = statistics.median(run() for _ in range(args.rounds))
-            print(f"{name:<30} {rate:>9.0f} {1e6 / rate:>9.0f}", flush=True)
+        for name, measured in rates.items():
+            rate = statistics.median(measured)
+            print(f"{name:<30} {rate:>9.0f} {1e6 / rate:>9.0f}")
     finally:
         server.terminate()
         server.join()

@@ -1,0 +1,158 @@
+"""A starter Oh Hell bot in plain Python: standard library only, one file, ready to edit.
+
+Run it:    python examples/starter_bot.py --port 8001
+With a secret (recommended; the arena signs every request with your bot's secret):
+           OHHELL_SECRET=your-secret python examples/starter_bot.py --port 8001
+
+The arena POSTs a JSON object with "protocol": "ohhell/1" and a "type":
+  hello   any JSON object answer passes the check
+  bid     answer {"bid": <one of request["legal"]>}
+  play    answer {"card": <one of request["legal"]>}
+  result  the match is over; the answer is ignored
+Edit choose_bid and choose_card to make it play better.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import hmac
+import json
+import os
+import sys
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+RANKS = "23456789TJQKA"
+MAX_BODY_BYTES = 1024 * 1024
+MAX_SKEW_S = 300
+
+
+def rank(card: str) -> int:
+    """Return a card's rank as 0 (two) to 12 (ace); cards are written like "TD" or "AS"."""
+    return RANKS.index(card[0])
+
+
+def choose_bid(request: dict[str, Any]) -> int:
+    """Bid roughly the tricks our aces and high trumps should take, as near as legal allows."""
+    trump = request.get("trump")
+    high_trump = RANKS.index("Q")
+    expected = sum(
+        1
+        for card in request.get("hand", [])
+        if card[0] == "A" or (card[1] == trump and rank(card) >= high_trump)
+    )
+    return min(request["legal"], key=lambda bid: (abs(bid - expected), bid))
+
+
+def beats(card: str, best: str, led: str, trump: str | None) -> bool:
+    """Tell whether ``card`` beats the best card so far in a trick led with suit ``led``."""
+    if card[1] == best[1]:
+        return rank(card) > rank(best)
+    return card[1] == trump or (card[1] == led and best[1] != trump)
+
+
+def choose_card(request: dict[str, Any]) -> str:
+    """Win the trick as cheaply as possible if we can, otherwise throw our lowest card."""
+    legal = sorted(request["legal"], key=rank)
+    trick = (request.get("trick") or {}).get("cards") or []
+    if not trick:
+        return legal[0]
+    trump = request.get("trump")
+    best = trick[0]
+    for card in trick[1:]:
+        if beats(card, best, trick[0][1], trump):
+            best = card
+    winners = [card for card in legal if beats(card, best, trick[0][1], trump)]
+    return winners[0] if winners else legal[0]
+
+
+def answer(request: dict[str, Any]) -> dict[str, Any]:
+    """Return the answer to one arena request."""
+    kind = request.get("type")
+    if kind == "bid":
+        return {"bid": choose_bid(request)}
+    if kind == "play":
+        return {"card": choose_card(request)}
+    if kind == "hello":
+        return {"name": "starter bot", "ok": True}
+    return {"ok": True}
+
+
+def signature_ok(secret: str, body: bytes, timestamp: str | None, signature: str | None) -> bool:
+    """Check X-OhHell-Signature: sha256=HMAC-SHA256(secret, "<timestamp>." + body), recent."""
+    if not timestamp or not signature or not timestamp.isdigit():
+        return False
+    if abs(time.time() - int(timestamp)) > MAX_SKEW_S:
+        return False  # too old (or from the future): refuse replays
+    mac = hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256)
+    return hmac.compare_digest(f"sha256={mac.hexdigest()}", signature)
+
+
+class BotHandler(BaseHTTPRequestHandler):
+    """Answer arena requests over persistent HTTP/1.1 connections."""
+
+    protocol_version = "HTTP/1.1"  # keep connections alive between calls
+    # Sets TCP_NODELAY on each connection; without it small answers wait ~40 ms for Nagle.
+    disable_nagle_algorithm = True
+    secret = os.environ.get("OHHELL_SECRET", "")
+    verbose = False
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        if length > MAX_BODY_BYTES:
+            self.close_connection = True
+            return self.reply(413, {"error": "request too large"})
+        body = self.rfile.read(length)
+        if self.secret and not signature_ok(
+            self.secret,
+            body,
+            self.headers.get("X-OhHell-Timestamp"),
+            self.headers.get("X-OhHell-Signature"),
+        ):
+            return self.reply(401, {"error": "bad signature"})
+        try:
+            request = json.loads(body)
+            self.reply(200, answer(request))
+        except (ValueError, KeyError, TypeError, IndexError) as exc:
+            self.reply(400, {"error": f"cannot answer: {exc}"})
+
+    def reply(self, status: int, data: dict[str, Any]) -> None:
+        """Send a JSON answer with a Content-Length, so the connection can be reused."""
+        payload = json.dumps(data).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        if self.verbose:
+            super().log_message(format, *args)
+
+
+def main() -> None:
+    """Serve the bot until interrupted."""
+    parser = argparse.ArgumentParser(description="A starter Oh Hell bot (ohhell/1).")
+    parser.add_argument("--host", default="127.0.0.1", help="use 0.0.0.0 to accept outside calls")
+    parser.add_argument("--port", type=int, default=8001, help="0 picks a free port")
+    parser.add_argument("--verbose", action="store_true", help="log every request")
+    args = parser.parse_args()
+    BotHandler.verbose = args.verbose
+    server = ThreadingHTTPServer((args.host, args.port), BotHandler)
+    server.daemon_threads = True
+    host, port = server.server_address[:2]
+    signed = "checking signatures" if BotHandler.secret else "NOT checking signatures"
+    print(f"starter bot listening on http://{host}:{port}/ ({signed})", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()
