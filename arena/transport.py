@@ -50,6 +50,8 @@ USER_AGENT = "ohhell-arena/1"
 # Errors that mean this worker is out of resources: the platform's failure, not the bot's.
 _LOCAL_ERRNOS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
 _URL_CACHE_SIZE = 4096
+# How aiohttp's parser reports a header line or header count past its fixed limits.
+_HEADER_LIMIT_MARKERS = ("Got more than", "Too many headers")
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +157,10 @@ class BotClient:
     def _url(self, endpoint: str) -> URL:
         url = self._urls.get(endpoint)
         if url is None:
-            url = URL(endpoint)
+            try:
+                url = URL(endpoint)
+            except (TypeError, ValueError) as exc:
+                raise BotConnectionError(f"endpoint {endpoint!r} is not a URL: {exc}") from None
             if url.scheme not in ("http", "https") or not url.host:
                 raise BotForbiddenAddressError(f"endpoint {endpoint!r} is not an http(s) URL")
             if url.user is not None or url.password is not None:
@@ -286,6 +291,12 @@ def _connection_fault(exc: aiohttp.ClientError, latency_ms: float) -> BotFault:
     os_error = getattr(exc, "os_error", None)
     if isinstance(os_error, ForbiddenAddressError) or "forbidden by the network policy" in str(exc):
         return BotForbiddenAddressError(str(os_error or exc), latency_ms=latency_ms)
+    if isinstance(exc, aiohttp.ClientResponseError) and any(
+        marker in exc.message for marker in _HEADER_LIMIT_MARKERS
+    ):
+        return BotOversizeError(
+            f"the answer's headers are too large: {exc.message}"[:300], latency_ms=latency_ms
+        )
     if isinstance(os_error, OSError) and os_error.errno in _LOCAL_ERRNOS:
         raise ArenaResourceError(f"out of local resources while calling a bot: {os_error}")
     return BotConnectionError(

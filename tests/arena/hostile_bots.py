@@ -95,12 +95,26 @@ async def fifty_megabytes_chunked(req: Received, writer: asyncio.StreamWriter) -
     return False
 
 
-async def _stream(writer: asyncio.StreamWriter, size: int) -> bool:
-    block = b" " * 65536
+async def _stream(writer: asyncio.StreamWriter, size: int, fill: bytes = b" ") -> bool:
+    block = fill * 65536
     for _ in range(size // len(block)):
         writer.write(block)
         await writer.drain()
     return False
+
+
+async def endless_headers(req: Received, writer: asyncio.StreamWriter) -> bool:
+    writer.write(b"HTTP/1.1 200 OK\r\n")
+    block = b"X-Padding: " + b"a" * 100 + b"\r\n"
+    for _ in range(FIFTY_MB // len(block) // 64):
+        writer.write(block * 64)
+        await writer.drain()
+    return False
+
+
+async def long_header_line(req: Received, writer: asyncio.StreamWriter) -> bool:
+    writer.write(b"HTTP/1.1 200 OK\r\nX-Long: ")
+    return await _stream(writer, FIFTY_MB, b"a")
 
 
 async def not_json(req: Received, writer: asyncio.StreamWriter) -> bool:
@@ -149,6 +163,8 @@ BEHAVIOURS: dict[str, Handler] = {
     "trickles_body": trickles_body,
     "fifty_megabytes": fifty_megabytes,
     "fifty_megabytes_chunked": fifty_megabytes_chunked,
+    "endless_headers": endless_headers,
+    "long_header_line": long_header_line,
     "not_json": not_json,
     "json_list": json_list,
     "bid_three": bid_three,

@@ -100,6 +100,8 @@ def test_hello_sends_the_protocol_and_type_and_any_json_object_passes(
         ("trickles_body", FaultKind.TIMEOUT),
         ("fifty_megabytes", FaultKind.OVERSIZE),
         ("fifty_megabytes_chunked", FaultKind.OVERSIZE),
+        ("endless_headers", FaultKind.OVERSIZE),
+        ("long_header_line", FaultKind.OVERSIZE),
         ("not_json", FaultKind.NOT_JSON),
         ("json_list", FaultKind.WRONG_SHAPE),
         ("server_error", FaultKind.HTTP_STATUS),
