@@ -43,13 +43,13 @@ from arena.netpolicy import (
     PolicyResolver,
     policy_socket_factory,
 )
-from arena.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, signature
+from arena.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, Signer
 
 PROTOCOL = "ohhell/1"
 USER_AGENT = "ohhell-arena/1"
 # Errors that mean this worker is out of resources: the platform's failure, not the bot's.
 _LOCAL_ERRNOS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
-_URL_CACHE_SIZE = 4096
+_CACHE_SIZE = 4096
 # How aiohttp's parser reports a header line or header count past its fixed limits.
 _HEADER_LIMIT_MARKERS = ("Got more than", "Too many headers")
 
@@ -63,22 +63,27 @@ class CallResult:
     status: int = 200
 
 
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+# Built once: json.dumps and json.loads build a new coder per call when given options.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def encode_message(message: Mapping[str, Any]) -> bytes:
     """Serialise a request compactly; the bytes sent are the bytes signed."""
     try:
-        return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode()
+        return _ENCODER.encode(message).encode()
     except (TypeError, ValueError) as exc:
         raise RequestEncodingError(f"request is not JSON-serialisable: {exc}") from exc
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
 
 
 def decode_answer(body: bytes, latency_ms: float) -> dict[str, Any]:
     """Parse an answer strictly: UTF-8 JSON whose top level is an object."""
     try:
-        data = json.loads(body.decode("utf-8"), parse_constant=_reject_constant)
+        data = _DECODER.decode(body.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise BotNotJSONError(
             "the answer is not UTF-8 JSON", sample=make_sample(body), latency_ms=latency_ms
@@ -112,6 +117,7 @@ class BotClient:
         self._slots: asyncio.Semaphore | None = None
         self._closed = False
         self._urls: dict[str, URL] = {}
+        self._signers: dict[str, Signer] = {}
 
     async def __aenter__(self) -> BotClient:
         self._ensure_session()
@@ -141,7 +147,6 @@ class BotClient:
                 auto_decompress=False,
                 cookie_jar=aiohttp.DummyCookieJar(),
                 trust_env=False,
-                headers={"User-Agent": self._user_agent, "Accept-Encoding": "identity"},
             )
             # Waiting for a free connection slot happens before the bot's clock starts.
             self._slots = asyncio.Semaphore(self.limits.max_connections)
@@ -165,10 +170,18 @@ class BotClient:
                 raise BotForbiddenAddressError(f"endpoint {endpoint!r} is not an http(s) URL")
             if url.user is not None or url.password is not None:
                 raise BotForbiddenAddressError("endpoint URLs may not carry credentials")
-            if len(self._urls) >= _URL_CACHE_SIZE:
+            if len(self._urls) >= _CACHE_SIZE:
                 self._urls.clear()
             self._urls[endpoint] = url
         return url
+
+    def _signer(self, secret: str) -> Signer:
+        signer = self._signers.get(secret)
+        if signer is None:
+            if len(self._signers) >= _CACHE_SIZE:
+                self._signers.clear()
+            signer = self._signers[secret] = Signer(secret)
+        return signer
 
     async def call(
         self,
@@ -193,8 +206,11 @@ class BotClient:
             timestamp = str(int(time.time()))
             headers = {
                 "Content-Type": "application/json",
+                "User-Agent": self._user_agent,
+                # Compressed answers could expand past the size cap; ask for none.
+                "Accept-Encoding": "identity",
                 TIMESTAMP_HEADER: timestamp,
-                SIGNATURE_HEADER: signature(secret, timestamp, body),
+                SIGNATURE_HEADER: self._signer(secret).signature(timestamp, body),
             }
             started = time.perf_counter()
             try:
