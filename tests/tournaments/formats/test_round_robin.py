@@ -18,7 +18,7 @@ from tournaments.formats import (
     seat_counts,
 )
 
-FAST = settings(max_examples=30, deadline=None)
+FAST = settings(max_examples=20, deadline=None)
 rounds = st.integers(min_value=1, max_value=3)
 seeds = st.integers(min_value=0, max_value=2**63)
 
