@@ -13,6 +13,7 @@ FULL_DECK = (1 << DECK_SIZE) - 1
 
 CARD_NAMES: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS)
 CARD_INDEX: dict[str, int] = {name: i for i, name in enumerate(CARD_NAMES)}
+CARD_BITS: tuple[int, ...] = tuple(1 << card for card in range(DECK_SIZE))
 SUIT_MASKS: tuple[int, ...] = tuple(0x1FFF << (13 * s) for s in range(4))
 JACK = RANKS.index("J")
 
@@ -25,6 +26,7 @@ _SUIT_TABLES: tuple[tuple[tuple[str, ...], ...], ...] = tuple(
     )
     for s in range(4)
 )
+_CLUBS, _DIAMONDS, _HEARTS, _SPADES = _SUIT_TABLES
 _SUIT_INDEX_TABLES: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     tuple(
         tuple(s * 13 + r for r in range(12, -1, -1) if pattern >> r & 1)
@@ -46,12 +48,11 @@ def rank_of(card: int) -> int:
 
 def card_names(mask: int) -> tuple[str, ...]:
     """Name the cards of a mask, by suit (C D H S) and highest rank first."""
-    t = _SUIT_TABLES
     return (
-        t[0][mask & 0x1FFF]
-        + t[1][(mask >> 13) & 0x1FFF]
-        + t[2][(mask >> 26) & 0x1FFF]
-        + t[3][(mask >> 39) & 0x1FFF]
+        _CLUBS[mask & 0x1FFF]
+        + _DIAMONDS[mask >> 13 & 0x1FFF]
+        + _HEARTS[mask >> 26 & 0x1FFF]
+        + _SPADES[mask >> 39 & 0x1FFF]
     )
 
 

@@ -11,6 +11,12 @@ import random
 from engine.cards import DECK_SIZE, JACK
 
 MAX_SEED = 2**63 - 1
+_PACK = tuple(range(DECK_SIZE))
+# Position, number of cards left to pick from, and bits to draw, for each shuffle step; the
+# last position needs no step.
+_SHUFFLE_STEPS = tuple(
+    (i, DECK_SIZE - i, (DECK_SIZE - i).bit_length()) for i in range(DECK_SIZE - 1)
+)
 
 
 def new_rng(seed: int) -> random.Random:
@@ -34,11 +40,9 @@ def shuffled_prefix(rng: random.Random, count: int) -> list[int]:
 
     The rest of the pack is never looked at, so shuffling it would only cost time.
     """
-    deck = list(range(DECK_SIZE))
+    deck = list(_PACK)
     getbits = rng.getrandbits
-    for i in range(min(count, DECK_SIZE - 1)):
-        bound = DECK_SIZE - i
-        bits = bound.bit_length()
+    for i, bound, bits in _SHUFFLE_STEPS[:count]:
         r = getbits(bits)
         while r >= bound:
             r = getbits(bits)

@@ -6,10 +6,12 @@ millions of actions; the public API speaks in card names (``TD``) and plain ints
 
 from __future__ import annotations
 
+from functools import reduce
+from operator import or_
 from typing import Any
 
 from engine import errors
-from engine.cards import CARD_INDEX, CARD_NAMES, SUIT_MASKS, SUITS, card_names
+from engine.cards import CARD_BITS, CARD_INDEX, CARD_NAMES, SUIT_MASKS, SUITS, card_names
 from engine.dealing import first_dealer, new_rng, shuffled_prefix
 from engine.scoring import deal_score, shared_ranks, winners
 from engine.variant import Variant
@@ -53,11 +55,16 @@ class DealRecord:
     def to_dict(self, number: int) -> dict[str, Any]:
         """Return the JSON form used in replays."""
         n = len(self.hands)
-        tricks = []
-        for t, leader in enumerate(self.leaders):
-            cards = [CARD_NAMES[c] for c in self.plays[t * n : (t + 1) * n]]
-            winner = self.winners[t] if t < len(self.winners) else None  # a trick in progress
-            tricks.append({"leader": leader, "cards": cards, "winner": winner})
+        played = [CARD_NAMES[c] for c in self.plays]
+        winners = self.winners
+        done = len(winners)
+        tricks = [
+            # a trick still in progress has no winner yet
+            {"leader": leader, "cards": played[t * n : t * n + n], "winner": winners[t]}
+            if t < done
+            else {"leader": leader, "cards": played[t * n : t * n + n], "winner": None}
+            for t, leader in enumerate(self.leaders)
+        ]
         return {
             "number": number,
             "dealer": self.dealer,
@@ -83,14 +90,21 @@ class Game:
         "_bids",
         "_deal",
         "_hands",
-        "_led",
+        "_hook",
+        "_in_play",
+        "_leaders",
+        "_led_mask",
+        "_legal",
         "_must_trump",
+        "_plays",
         "_rng",
         "_schedule",
         "_trick",
         "_tricks_done",
         "_tricks_won",
         "_trump",
+        "_trump_mask",
+        "_winners",
         "bonus",
         "dealer",
         "deals",
@@ -113,6 +127,8 @@ class Game:
         self._rng = new_rng(seed)
         self._schedule = variant.schedule(players)
         self._must_trump = variant.must_trump
+        self._hook = variant.hook
+        self._in_play = variant.cards_in_play(players)
         self.first_dealer = first_dealer(self._rng, variant.first_dealer, players)
         self.totals = [0] * players
         self.bonus = [0] * players
@@ -124,27 +140,31 @@ class Game:
     def _start_deal(self) -> None:
         n, k = self.players, len(self.deals)
         h = self._schedule[k]
-        v = self.variant
         self.dealer = dealer = (self.first_dealer + k) % n
         eldest = (dealer + 1) % n
         dealt = n * h
-        in_play = v.cards_in_play(n)
+        in_play = self._in_play
         deck = shuffled_prefix(self._rng, dealt + 1)
+        # One card at a time clockwise from eldest: the seat ``j`` places after eldest gets
+        # every n-th card from position j.
         hands = [0] * n
-        for i in range(dealt):
-            hands[(eldest + i) % n] |= 1 << deck[i]
+        for j in range(n):
+            hands[(eldest + j) % n] = reduce(or_, map(CARD_BITS.__getitem__, deck[j:dealt:n]))
         trump, trump_card = self._choose_trump(k, deck, dealt, in_play)
         self._hands = hands
         self._trump = trump
-        self._deal = DealRecord(dealer, h, tuple(hands), trump, trump_card)
-        self.deals.append(self._deal)
+        self._trump_mask = SUIT_MASKS[trump] if self._must_trump and trump >= 0 else 0
+        self._deal = deal = DealRecord(dealer, h, tuple(hands), trump, trump_card)
+        self.deals.append(deal)
         self.hand_size = h
-        self._bids = self._deal.bids = [-1] * n
+        self._bids = deal.bids = [-1] * n
         self._bid_count = 0
-        self._tricks_won = self._deal.tricks_won = [0] * n
+        self._tricks_won = deal.tricks_won = [0] * n
+        self._plays, self._leaders, self._winners = deal.plays, deal.leaders, deal.winners
         self._tricks_done = 0
         self._trick: list[int] = []
-        self._led = -1
+        self._led_mask = 0
+        self._legal = 0
         self.leader = eldest
         self.to_act: int | None = eldest
         self.phase = BID
@@ -218,7 +238,7 @@ class Game:
 
     def forbidden_bid(self) -> int | None:
         """The bid the hook forbids to the seat to act, if any."""
-        if not self.variant.hook or self.phase is not BID or self.to_act != self.dealer:
+        if not self._hook or self.phase is not BID or self.to_act != self.dealer:
             return None
         forbidden = self.hand_size - (sum(self._bids) + 1)  # the dealer's own -1 is in the sum
         return forbidden if 0 <= forbidden <= self.hand_size else None
@@ -228,35 +248,25 @@ class Game:
         if self.phase is not BID:
             return ()
         bids = _BID_RANGES[self.hand_size]
+        if not self._hook or self.to_act != self.dealer:
+            return bids
         forbidden = self.forbidden_bid()
         if forbidden is None:
             return bids
         return bids[:forbidden] + bids[forbidden + 1 :]
 
     def legal_mask(self) -> int:
-        """Cards the seat to act may play, as a bit mask."""
-        hand = self._hands[self.to_act]
-        if not self._trick:
-            return hand
-        follow = hand & SUIT_MASKS[self._led]
-        if follow:
-            return follow
-        if self._must_trump and self._trump >= 0:
-            trumps = hand & SUIT_MASKS[self._trump]
-            if trumps:
-                return trumps
-        return hand
+        """Cards the seat to act may play, as a bit mask (0 outside the play phase)."""
+        return self._legal
 
     def legal_cards(self) -> tuple[str, ...]:
         """Cards the seat to act may play."""
-        if self.phase is not PLAY:
-            return ()
-        return card_names(self.legal_mask())
+        return card_names(self._legal) if self.phase is PLAY else ()
 
     def legal_actions(self) -> tuple[int, ...] | tuple[str, ...]:
         """Bids during bidding, cards during play, nothing once the game is over."""
         if self.phase is PLAY:
-            return card_names(self.legal_mask())
+            return card_names(self._legal)
         if self.phase is BID:
             return self.legal_bids()
         return ()
@@ -275,42 +285,64 @@ class Game:
 
     def bid(self, bid: int, seat: int | None = None) -> None:
         """Make a bid for the seat to act (``seat``, if given, must be that seat)."""
-        self._check_turn(seat, BID)
+        if self.phase is not BID or (seat is not None and seat != self.to_act):
+            self._check_turn(seat, BID)
         h = self.hand_size
         if type(bid) is not int or not 0 <= bid <= h:
             raise errors.BidOutOfRangeError(f"bid must be an integer from 0 to {h}, not {bid!r}")
-        if bid == self.forbidden_bid():
+        seat = self.to_act
+        if self._hook and seat == self.dealer and bid == self.forbidden_bid():
             raise errors.HookViolationError(
                 f"the dealer may not bid {bid}: the bids would add up to the {h} tricks (hook)"
             )
-        self._record_bid(bid)
-
-    def _record_bid(self, bid: int) -> None:
-        seat = self.to_act
         self._bids[seat] = bid
         self._bid_count += 1
         if self._bid_count == self.players:
             self.phase = PLAY
             self.to_act = self.leader
+            self._legal = self._hands[self.leader]
         else:
             self.to_act = (seat + 1) % self.players
 
     def play(self, card: str, seat: int | None = None) -> None:
         """Play a card, written like ``TD``, for the seat to act."""
-        self._check_turn(seat, PLAY)
-        index = CARD_INDEX.get(card) if isinstance(card, str) else None
-        if index is None:
-            raise errors.NotACardError(f"{card!r} is not a card; write rank then suit, like 'TD'")
-        bit = 1 << index
-        if not self._hands[self.to_act] & bit:
-            raise errors.CardNotInHandError(f"seat {self.to_act} does not hold {card}")
-        if not self.legal_mask() & bit:
-            self._raise_why_illegal(card)
-        self._play_index(index)
+        if self.phase is not PLAY or (seat is not None and seat != self.to_act):
+            self._check_turn(seat, PLAY)
+        try:
+            index = CARD_INDEX[card]
+        except (KeyError, TypeError):
+            raise errors.NotACardError(
+                f"{card!r} is not a card; write rank then suit, like 'TD'"
+            ) from None
+        bit = CARD_BITS[index]
+        if not self._legal & bit:
+            self._raise_why_illegal(card, bit)
+        # The card is legal: play it. Inlined, as this runs for every card of every game.
+        seat = self.to_act
+        hands = self._hands
+        hands[seat] ^= bit
+        self._plays.append(index)
+        trick = self._trick
+        trick.append(index)
+        played = len(trick)
+        if played == 1:
+            self._led_mask = SUIT_MASKS[index // 13]
+            self._leaders.append(seat)
+        elif played == self.players:
+            self._end_trick()
+            return
+        seat = seat + 1 if seat + 1 < self.players else 0
+        self.to_act = seat
+        hand = hands[seat]
+        # Follow suit if able; else, under must-trump, trump if able; else anything.
+        self._legal = (hand & self._led_mask) or (hand & self._trump_mask) or hand
 
-    def _raise_why_illegal(self, card: str) -> None:
-        led = SUITS[self._led]
-        if self._hands[self.to_act] & SUIT_MASKS[self._led]:
+    def _raise_why_illegal(self, card: str, bit: int) -> None:
+        hand = self._hands[self.to_act]
+        if not hand & bit:
+            raise errors.CardNotInHandError(f"seat {self.to_act} does not hold {card}")
+        led = SUITS[self._trick[0] // 13]
+        if hand & self._led_mask:
             raise errors.FollowSuitError(f"{card} does not follow suit: {led} was led")
         raise errors.MustTrumpError(
             f"{card} is not a trump: a player void in {led} must trump (must-trump rule)"
@@ -323,27 +355,19 @@ class Game:
         else:
             self.play(action, seat)  # type: ignore[arg-type]
 
-    def _play_index(self, card: int) -> None:
-        """Play a card already known to be legal (the fast path for simulations)."""
-        seat = self.to_act
-        self._hands[seat] ^= 1 << card
-        trick = self._trick
-        if not trick:
-            self._led = card // 13
-            self._deal.leaders.append(seat)
-        trick.append(card)
-        self._deal.plays.append(card)
-        if len(trick) < self.players:
-            self.to_act = (seat + 1) % self.players
-            return
-        winner = (self._deal.leaders[-1] + _winning_position(trick, self._trump)) % self.players
-        self._deal.winners.append(winner)
+    def _end_trick(self) -> None:
+        winner = (self._leaders[-1] + _winning_position(self._trick, self._trump)) % self.players
+        self._winners.append(winner)
         self._tricks_won[winner] += 1
         self._tricks_done += 1
         self._trick = []
+        self._led_mask = 0
         self.leader = self.to_act = winner
         if self._tricks_done == self.hand_size:
+            self._legal = 0
             self._finish_deal()
+        else:
+            self._legal = self._hands[winner]
 
     def _finish_deal(self) -> None:
         v, h = self.variant, self.hand_size
