@@ -8,6 +8,8 @@ realistic: they read the request line, headers and body, and keep connections al
 from __future__ import annotations
 
 import asyncio
+import functools
+import gzip
 import json
 import socket
 import struct
@@ -117,6 +119,18 @@ async def long_header_line(req: Received, writer: asyncio.StreamWriter) -> bool:
     return await _stream(writer, FIFTY_MB, b"a")
 
 
+@functools.cache
+def fifty_megabytes_gzipped() -> bytes:
+    """Return about 50 kB that a client which decompresses would inflate to 50 MB."""
+    return gzip.compress(b" " * FIFTY_MB, compresslevel=9)
+
+
+async def gzip_bomb(req: Received, writer: asyncio.StreamWriter) -> bool:
+    body = fifty_megabytes_gzipped()
+    writer.write(http_response(body, extra="Content-Encoding: gzip\r\n"))
+    return True
+
+
 async def not_json(req: Received, writer: asyncio.StreamWriter) -> bool:
     writer.write(http_response(b"<html><body>I am a teapot</body></html>"))
     return True
@@ -165,6 +179,7 @@ BEHAVIOURS: dict[str, Handler] = {
     "fifty_megabytes_chunked": fifty_megabytes_chunked,
     "endless_headers": endless_headers,
     "long_header_line": long_header_line,
+    "gzip_bomb": gzip_bomb,
     "not_json": not_json,
     "json_list": json_list,
     "bid_three": bid_three,

@@ -8,6 +8,7 @@ import hmac
 from arena.signing import (
     SIGNATURE_HEADER,
     TIMESTAMP_HEADER,
+    Signer,
     sign_headers,
     signed_material,
     verify_signature,
@@ -79,3 +80,11 @@ def test_missing_or_malformed_headers_do_not_verify() -> None:
     assert not verify_signature(SECRET, BODY, {**signed, TIMESTAMP_HEADER: "1e9"}, now=NOW)
     assert not verify_signature(SECRET, BODY, {**signed, SIGNATURE_HEADER: "sha256=ab"}, now=NOW)
     assert not verify_signature(SECRET, BODY, {**signed, SIGNATURE_HEADER: "sha256=é"}, now=NOW)
+
+
+def test_a_reused_signer_signs_exactly_like_a_fresh_signature() -> None:
+    signer = Signer(SECRET)
+    headers = sign_headers(SECRET, BODY, now=NOW)
+
+    assert signer.signature(str(NOW), BODY) == headers[SIGNATURE_HEADER]
+    assert signer.signature(str(NOW), BODY) == headers[SIGNATURE_HEADER]

@@ -72,6 +72,7 @@ def test_the_request_is_compact_signed_json_that_the_bot_can_verify(
     received = hostile_bots.received["fast"][-1]
     assert received.body == json.dumps(BID, separators=(",", ":")).encode()
     assert received.headers["content-type"] == "application/json"
+    assert received.headers["accept-encoding"] == "identity"
     assert verify_signature("s3cret", received.body, received.headers)
     assert not verify_signature("other", received.body, received.headers)
     assert not verify_signature("s3cret", received.body + b" ", received.headers)
@@ -102,6 +103,7 @@ def test_hello_sends_the_protocol_and_type_and_any_json_object_passes(
         ("fifty_megabytes_chunked", FaultKind.OVERSIZE),
         ("endless_headers", FaultKind.OVERSIZE),
         ("long_header_line", FaultKind.OVERSIZE),
+        ("gzip_bomb", FaultKind.NOT_JSON),
         ("not_json", FaultKind.NOT_JSON),
         ("json_list", FaultKind.WRONG_SHAPE),
         ("server_error", FaultKind.HTTP_STATUS),
