@@ -46,8 +46,9 @@ def measure(
 ) -> dict[str, float]:
     """Best calls per second of each contender, taking turns round after round.
 
-    Taking turns spreads any other load on the machine over all contenders alike, and the
-    best round (as timeit does) is the one least disturbed by it.
+    Time is the CPU time of this process (one thread, so one core): other load on the machine
+    does not count. Taking turns spreads what load still shows (shared caches) over all
+    contenders alike, and the best round (as timeit does) is the one least disturbed by it.
     """
     for run_one in contenders.values():
         for i in range(20):
@@ -56,14 +57,14 @@ def measure(
     count = 0
     for _ in range(rounds):
         for name, run_one in contenders.items():
-            done, start = 0, time.perf_counter()
+            done, start = 0, time.process_time()
             deadline = start + seconds / rounds
             while True:
                 for _ in range(20):
                     run_one(count)
                     count += 1
                 done += 20
-                now = time.perf_counter()
+                now = time.process_time()
                 if now >= deadline:
                     break
             best[name] = max(best[name], done / (now - start))
@@ -181,7 +182,7 @@ def main() -> None:
     parser.add_argument("--pin", action="store_true", help="pin the process to one core")
     args = parser.parse_args()
     pinned = pin_to_one_core() if args.pin else "not pinned"
-    print(f"Python {sys.version.split()[0]}, {pinned}, best of 5 rounds in {args.seconds:g} s each")
+    print(f"Python {sys.version.split()[0]}, {pinned}, CPU time, best of 5 rounds")
 
     try:
         import pyspiel

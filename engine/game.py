@@ -55,16 +55,16 @@ class DealRecord:
     def to_dict(self, number: int) -> dict[str, Any]:
         """Return the JSON form used in replays."""
         n = len(self.hands)
-        played = [CARD_NAMES[c] for c in self.plays]
-        winners = self.winners
-        done = len(winners)
+        played = list(map(CARD_NAMES.__getitem__, self.plays))
         tricks = [
-            # a trick still in progress has no winner yet
-            {"leader": leader, "cards": played[t * n : t * n + n], "winner": winners[t]}
-            if t < done
-            else {"leader": leader, "cards": played[t * n : t * n + n], "winner": None}
-            for t, leader in enumerate(self.leaders)
+            {"leader": leader, "cards": played[t : t + n], "winner": winner}
+            for t, leader, winner in zip(
+                range(0, len(played), n), self.leaders, self.winners, strict=False
+            )
         ]
+        if len(self.leaders) > len(self.winners):  # a trick in progress has no winner yet
+            start = len(self.winners) * n
+            tricks.append({"leader": self.leaders[-1], "cards": played[start:], "winner": None})
         return {
             "number": number,
             "dealer": self.dealer,
