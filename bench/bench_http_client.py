@@ -72,25 +72,32 @@ def _serve(port_queue: multiprocessing.Queue) -> None:
     asyncio.run(main())
 
 
-def _measure_sync(call: Callable[[], object], seconds: float) -> float:
+Rate = tuple[float, float]  # calls per second, client CPU microseconds per call
+
+
+def _rate(count: int, start: float, cpu_start: float) -> Rate:
+    cpu_us = (time.process_time() - cpu_start) * 1e6 / count
+    return count / (time.perf_counter() - start), cpu_us
+
+
+def _measure_sync(call: Callable[[], object], seconds: float) -> Rate:
     for _ in range(200):
         call()
-    count, start = 0, time.perf_counter()
+    count, start, cpu_start = 0, time.perf_counter(), time.process_time()
     deadline = start + seconds
     while time.perf_counter() < deadline:
         for _ in range(100):
             call()
         count += 100
-    return count / (time.perf_counter() - start)
+    return _rate(count, start, cpu_start)
 
 
 async def _measure_async(
     call: Callable[[], Awaitable[object]], seconds: float, concurrency: int
-) -> float:
+) -> Rate:
     for _ in range(200):
         await call()
-    count = 0
-    start = time.perf_counter()
+    count, start, cpu_start = 0, time.perf_counter(), time.process_time()
     deadline = start + seconds
 
     async def worker() -> None:
@@ -100,10 +107,10 @@ async def _measure_async(
             count += 1
 
     await asyncio.gather(*(worker() for _ in range(concurrency)))
-    return count / (time.perf_counter() - start)
+    return _rate(count, start, cpu_start)
 
 
-def bench_stdlib(url: str, seconds: float) -> float:
+def bench_stdlib(url: str, seconds: float) -> Rate:
     """http.client on one persistent connection: the floor for a sync Python client."""
     host, port = url.split("//")[1].split("/")[0].split(":")
     conn = http.client.HTTPConnection(host, int(port))
@@ -121,7 +128,7 @@ def bench_stdlib(url: str, seconds: float) -> float:
         conn.close()
 
 
-def bench_httpx_sync(url: str, seconds: float) -> float:
+def bench_httpx_sync(url: str, seconds: float) -> Rate:
     import httpx
 
     headers = {"Content-Type": "application/json"}
@@ -133,10 +140,10 @@ def bench_httpx_sync(url: str, seconds: float) -> float:
         return _measure_sync(call, seconds)
 
 
-def bench_httpx_async(url: str, seconds: float, concurrency: int) -> float:
+def bench_httpx_async(url: str, seconds: float, concurrency: int) -> Rate:
     import httpx
 
-    async def main() -> float:
+    async def main() -> Rate:
         headers = {"Content-Type": "application/json"}
         limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
         async with httpx.AsyncClient(limits=limits) as client:
@@ -149,10 +156,10 @@ def bench_httpx_async(url: str, seconds: float, concurrency: int) -> float:
     return asyncio.run(main())
 
 
-def bench_aiohttp(url: str, seconds: float, concurrency: int) -> float:
+def bench_aiohttp(url: str, seconds: float, concurrency: int) -> Rate:
     import aiohttp
 
-    async def main() -> float:
+    async def main() -> Rate:
         headers = {"Content-Type": "application/json"}
         connector = aiohttp.TCPConnector(limit=concurrency, limit_per_host=concurrency)
         async with aiohttp.ClientSession(connector=connector) as session:
@@ -166,7 +173,7 @@ def bench_aiohttp(url: str, seconds: float, concurrency: int) -> float:
     return asyncio.run(main())
 
 
-def bench_bot_client(url: str, seconds: float, concurrency: int) -> float:
+def bench_bot_client(url: str, seconds: float, concurrency: int) -> Rate:
     """The arena's BotClient: signing, time limit, capped read and strict JSON on top of aiohttp."""
     from arena.limits import Limits
     from arena.netpolicy import NetworkPolicy
@@ -174,7 +181,7 @@ def bench_bot_client(url: str, seconds: float, concurrency: int) -> float:
 
     message = json.loads(BODY)
 
-    async def main() -> float:
+    async def main() -> Rate:
         limits = Limits(max_connections=max(concurrency, 1))
         async with BotClient(limits=limits, policy=NetworkPolicy(allow_loopback=True)) as client:
 
@@ -186,7 +193,7 @@ def bench_bot_client(url: str, seconds: float, concurrency: int) -> float:
     return asyncio.run(main())
 
 
-def bench_raw_asyncio(url: str, seconds: float, concurrency: int) -> float:
+def bench_raw_asyncio(url: str, seconds: float, concurrency: int) -> Rate:
     """A minimal keep-alive client on asyncio streams: the floor for an async Python client."""
     host, port = url.split("//")[1].split("/")[0].split(":")
     request = (
@@ -194,7 +201,7 @@ def bench_raw_asyncio(url: str, seconds: float, concurrency: int) -> float:
         f"Content-Length: {len(BODY)}\r\n\r\n"
     ).encode() + BODY
 
-    async def main() -> float:
+    async def main() -> Rate:
         pool: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
         for _ in range(concurrency):
             reader, writer = await asyncio.open_connection(host, int(port))
@@ -236,7 +243,7 @@ def main() -> None:
     server.start()
     url = f"http://127.0.0.1:{ports.get(timeout=10)}/"
     c = args.concurrency
-    cases: list[tuple[str, Callable[[], float]]] = [
+    cases: list[tuple[str, Callable[[], Rate]]] = [
         ("stdlib http.client (sync)", lambda: bench_stdlib(url, args.seconds)),
         ("httpx Client (sync)", lambda: bench_httpx_sync(url, args.seconds)),
         ("httpx AsyncClient x1", lambda: bench_httpx_async(url, args.seconds, 1)),
@@ -249,16 +256,17 @@ def main() -> None:
         (f"raw asyncio streams x{c}", lambda: bench_raw_asyncio(url, args.seconds, c)),
     ]
     cases = [(name, run) for name, run in cases if args.only.lower() in name.lower()]
-    rates: dict[str, list[float]] = {name: [] for name, _ in cases}
+    rates: dict[str, list[Rate]] = {name: [] for name, _ in cases}
     try:
         # Round-robin, so a noisy moment on a shared machine hits every client alike.
         for _ in range(args.rounds):
             for name, run in cases:
                 rates[name].append(run())
-        print(f"{'client':<30} {'calls/s':>9} {'us/call':>9}")
+        print(f"{'client':<30} {'calls/s':>9} {'us/call':>9} {'client CPU us/call':>19}")
         for name, measured in rates.items():
-            rate = statistics.median(measured)
-            print(f"{name:<30} {rate:>9.0f} {1e6 / rate:>9.0f}")
+            rate = statistics.median(r[0] for r in measured)
+            cpu = statistics.median(r[1] for r in measured)
+            print(f"{name:<30} {rate:>9.0f} {1e6 / rate:>9.0f} {cpu:>19.0f}")
     finally:
         server.terminate()
         server.join()
