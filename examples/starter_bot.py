@@ -43,7 +43,8 @@ def choose_bid(request: dict[str, Any]) -> int:
         for card in request.get("hand", [])
         if card[0] == "A" or (card[1] == trump and rank(card) >= high_trump)
     )
-    return min(request["legal"], key=lambda bid: (abs(bid - expected), bid))
+    legal: list[int] = request["legal"]
+    return min(legal, key=lambda bid: (abs(bid - expected), bid))
 
 
 def beats(card: str, best: str, led: str, trump: str | None) -> bool:
@@ -55,8 +56,8 @@ def beats(card: str, best: str, led: str, trump: str | None) -> bool:
 
 def choose_card(request: dict[str, Any]) -> str:
     """Win the trick as cheaply as possible if we can, otherwise throw our lowest card."""
-    legal = sorted(request["legal"], key=rank)
-    trick = (request.get("trick") or {}).get("cards") or []
+    legal: list[str] = sorted(request["legal"], key=rank)
+    trick: list[str] = (request.get("trick") or {}).get("cards") or []
     if not trick:
         return legal[0]
     trump = request.get("trump")
@@ -142,9 +143,9 @@ def main() -> None:
     BotHandler.verbose = args.verbose
     server = ThreadingHTTPServer((args.host, args.port), BotHandler)
     server.daemon_threads = True
-    host, port = server.server_address[:2]
+    port = server.server_address[1]
     signed = "checking signatures" if BotHandler.secret else "NOT checking signatures"
-    print(f"starter bot listening on http://{host}:{port}/ ({signed})", flush=True)
+    print(f"starter bot listening on http://{args.host}:{port}/ ({signed})", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
