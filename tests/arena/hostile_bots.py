@@ -217,6 +217,7 @@ class HostileBots:
         self._servers: list[asyncio.Server] = []
 
     def __enter__(self) -> HostileBots:
+        fifty_megabytes_gzipped()  # slow to build: never inside a timed call
         self._thread.start()
         asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(timeout=10)
         return self
