@@ -14,6 +14,12 @@ from tournaments.models import ORGANISERS_GROUP, Bot, Variant
 PASSWORD = "a-long-test-passphrase-42"
 
 
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings) -> None:
+    """Hash test passwords cheaply: the real hasher costs a third of a second per user."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 def _make_user(username: str, **extra) -> User:
     return User.objects.create_user(username=username, password=PASSWORD, **extra)
 

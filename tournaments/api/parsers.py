@@ -12,6 +12,10 @@ from rest_framework.parsers import JSONParser
 from tournaments.api.bodies import PayloadTooLarge
 
 
+def _refuse_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a JSON number")
+
+
 class LimitedJSONParser(JSONParser):
     """Parse a JSON body of at most DATA_UPLOAD_MAX_MEMORY_SIZE bytes, even without a length."""
 
@@ -21,6 +25,8 @@ class LimitedJSONParser(JSONParser):
         if len(raw) > limit:
             raise PayloadTooLarge(f"The request body is larger than {limit} bytes.")
         try:
-            return json.loads(raw.decode("utf-8"))
+            return json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
+        except RecursionError:
+            raise ParseError("The body is nested too deeply.") from None
         except (ValueError, UnicodeDecodeError) as exc:
             raise ParseError(f"The body is not valid JSON: {exc}") from None

@@ -4,14 +4,15 @@ Invariants that matter live in the database (unique and check constraints, forei
 so they hold whichever process writes: API, admin, Celery worker or a shell.
 """
 
-from tournaments.models.bots import Bot, BotHealthCheck, BotStatus, DisabledCause, HealthErrorKind
+from tournaments.models.bots import Bot, BotHealthCheck, BotStatus, DisabledCause
 from tournaments.models.competitions import (
     Tournament,
     TournamentEntry,
     TournamentFormat,
     TournamentStatus,
 )
-from tournaments.models.matches import FaultKind, Match, MatchSeat, MatchStatus, Replay, SeatFault
+from tournaments.models.faults import FaultKind
+from tournaments.models.matches import Match, MatchSeat, MatchStatus, Replay, SeatFault
 from tournaments.models.ratings import Rating, RatingHistory
 from tournaments.models.users import ORGANISERS_GROUP, is_organiser
 from tournaments.models.variants import Variant
@@ -23,7 +24,6 @@ __all__ = [
     "BotStatus",
     "DisabledCause",
     "FaultKind",
-    "HealthErrorKind",
     "Match",
     "MatchSeat",
     "MatchStatus",

@@ -7,6 +7,8 @@ from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models.functions import Lower
 
+from tournaments.models.faults import FaultKind
+
 BOT_NAME_VALIDATOR = RegexValidator(
     r"^[A-Za-z0-9][A-Za-z0-9_.-]*$",
     "Use letters, digits, '-', '_' and '.', starting with a letter or digit.",
@@ -25,17 +27,6 @@ class DisabledCause(models.TextChoices):
     NONE = "", "not disabled"
     HEALTH = "health", "failed health checks"
     ADMIN = "admin", "disabled by staff"
-
-
-class HealthErrorKind(models.TextChoices):
-    NONE = "", "no error"
-    REFUSED_ADDRESS = "refused_address", "address not allowed"
-    CONNECTION = "connection", "connection failed"
-    TIMEOUT = "timeout", "timed out"
-    HTTP_STATUS = "http_status", "HTTP error status"
-    REDIRECT = "redirect", "redirect"
-    OVERSIZE = "oversize", "response too large"
-    NOT_JSON = "not_json", "not a JSON object"
 
 
 class Bot(models.Model):
@@ -94,7 +85,7 @@ class BotHealthCheck(models.Model):
     at = models.DateTimeField(auto_now_add=True)
     ok = models.BooleanField()
     latency_ms = models.PositiveIntegerField(null=True, blank=True)
-    error_kind = models.CharField(max_length=32, choices=HealthErrorKind.choices, blank=True)
+    error_kind = models.CharField(max_length=32, choices=FaultKind.choices, blank=True)
     error_message = models.CharField(max_length=500, blank=True)
 
     class Meta:

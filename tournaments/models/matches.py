@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db import models
 
 from tournaments.models.competitions import new_seed
+from tournaments.models.faults import FaultKind
 
 
 class MatchStatus(models.TextChoices):
@@ -13,18 +14,6 @@ class MatchStatus(models.TextChoices):
     FINISHED = "finished", "finished"
     FAILED = "failed", "failed"
     CANCELLED = "cancelled", "cancelled"
-
-
-class FaultKind(models.TextChoices):
-    TIMEOUT = "timeout", "timed out"
-    CONNECTION = "connection", "connection failed"
-    HTTP_STATUS = "http_status", "HTTP error status"
-    NOT_JSON = "not_json", "not JSON"
-    BAD_SHAPE = "bad_shape", "wrong shape"
-    ILLEGAL = "illegal", "illegal action"
-    OVERSIZE = "oversize", "response too large"
-    REDIRECT = "redirect", "redirect"
-    REFUSED_ADDRESS = "refused_address", "address not allowed"
 
 
 class Match(models.Model):

@@ -3,17 +3,34 @@
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from arena.faults import ArenaError, BotFault
+from arena.limits import Limits
+from arena.transport import hello_once
 from tournaments.errors import ApplicationError
 from tournaments.models import Bot, BotHealthCheck, BotStatus, DisabledCause
 from tournaments.models.bots import BOT_NAME_VALIDATOR
-from tournaments.netpolicy import EndpointRefused, check_endpoint_url
-from tournaments.services.hello import HelloResult, call_hello
+from tournaments.netpolicy import EndpointRefused, bot_network_policy, check_endpoint_url
+
+HELLO_GRACE_MS = 100
+
+
+@dataclass(frozen=True)
+class HelloResult:
+    """The outcome of one ``hello`` call."""
+
+    ok: bool
+    latency_ms: int | None = None
+    error_kind: str = ""
+    error_message: str = ""
+
 
 EDITABLE_FIELDS = ("name", "endpoint_url", "description")
 
@@ -33,10 +50,9 @@ def _clean_name(name: str) -> str:
 
 def _clean_endpoint(url: str) -> str:
     try:
-        check_endpoint_url(url)
+        return check_endpoint_url(url)
     except EndpointRefused as exc:
         raise ApplicationError(f"Endpoint refused: {exc}.", field="endpoint_url") from None
-    return url
 
 
 def _save(bot: Bot, **kwargs) -> None:
@@ -123,8 +139,25 @@ def bot_enable(*, bot: Bot) -> Bot:
 
 
 def _call_hello(bot: Bot) -> HelloResult:
-    """Call the bot's ``hello``; the one seam to swap for the arena's transport."""
-    return call_hello(url=bot.endpoint_url, secret=bot.secret, bot_name=bot.name)
+    """Call the bot's ``hello`` through the arena's transport, with the deployment's limits."""
+    limits = Limits(
+        hello_time_limit_ms=settings.BOT_HELLO_TIMEOUT_MS,
+        max_response_bytes=settings.BOT_MAX_RESPONSE_BYTES,
+        grace_ms=HELLO_GRACE_MS,
+    )
+    try:
+        result = hello_once(
+            bot.endpoint_url, bot.secret, limits=limits, policy=bot_network_policy()
+        )
+    except BotFault as fault:
+        latency = None if fault.latency_ms is None else round(fault.latency_ms)
+        return HelloResult(False, latency, str(fault.kind), fault.detail)
+    except ArenaError as exc:
+        # The platform's own failure: not the bot's fault, so nothing is recorded against it.
+        raise ApplicationError(
+            f"The bot could not be verified now: {exc}", code="unavailable", status=503
+        ) from None
+    return HelloResult(True, round(result.latency_ms))
 
 
 def bot_record_check(*, bot: Bot, result: HelloResult) -> BotHealthCheck:

@@ -9,14 +9,19 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 from engine import PRESET_NOTES, PRESETS, InvalidVariantError, preset
+from engine import Variant as EngineVariant
 from tournaments.errors import ApplicationError
 from tournaments.models import Variant, is_organiser
 from tournaments.models.variants import VARIANT_NAME_VALIDATOR
 
 
-def _engine_variant(name: str, base: str, options: dict[str, Any]):
+def _engine_variant(name: str, base: str, options: dict[str, Any]) -> EngineVariant:
+    if "name" in options:
+        raise ApplicationError(
+            "The name is given at the top level, not among the options.", field="options.name"
+        )
     try:
-        return preset(base, **{**options, "name": name})
+        return preset(base, **options).with_options(name=name)
     except InvalidVariantError as exc:
         field = "base" if exc.option == "preset" else f"options.{exc.option}"
         raise ApplicationError(

@@ -1,0 +1,137 @@
+"""Errors look the same everywhere, and no input makes the API answer 500."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+
+from tests.tournaments.api.test_bots import error_of
+from tournaments.models import Bot, Variant
+
+TEN_MEGABYTES = b'{"name": "' + b"x" * (10 * 1024 * 1024) + b'"}'
+
+
+def write_endpoints(bot_id: int) -> list[tuple[str, str]]:
+    return [
+        ("post", "/api/auth/signup/"),
+        ("post", "/api/auth/token/"),
+        ("post", "/api/bots/"),
+        ("patch", f"/api/bots/{bot_id}/"),
+        ("post", f"/api/bots/{bot_id}/rotate-secret/"),
+        ("post", f"/api/bots/{bot_id}/verify/"),
+        ("post", "/api/variants/"),
+    ]
+
+
+def counts() -> tuple[int, int, int]:
+    return User.objects.count(), Bot.objects.count(), Variant.objects.count()
+
+
+def test_a_ten_megabyte_body_is_refused_on_every_write_endpoint(bot, staff_client, owner_client):
+    before = counts()
+    for method, url in write_endpoints(bot.pk):
+        client = staff_client if "variants" in url else owner_client
+        response = getattr(client, method)(url, TEN_MEGABYTES, content_type="application/json")
+        assert response.status_code == 413, url
+        assert error_of(response)["code"] == "payload_too_large"
+    assert counts() == before
+
+
+def test_a_large_body_without_a_declared_length_is_still_refused(owner_client):
+    from io import BytesIO
+
+    from tournaments.api.bodies import PayloadTooLarge
+    from tournaments.api.parsers import LimitedJSONParser
+
+    with pytest.raises(PayloadTooLarge):
+        LimitedJSONParser().parse(BytesIO(TEN_MEGABYTES))
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "status"),
+    [
+        (b"{not json", "application/json", 400),
+        (b"\xff\xfe\x00", "application/json", 400),
+        (b'{"a": NaN}', "application/json", 400),
+        (b"[" * 100000, "application/json", 400),
+        (b"name=x", "application/x-www-form-urlencoded", 415),
+        (b"<xml/>", "text/xml", 415),
+    ],
+)
+def test_malformed_bodies_get_a_4xx_on_every_write_endpoint(
+    bot, staff_client, owner_client, body, content_type, status
+):
+    before = counts()
+    for method, url in write_endpoints(bot.pk):
+        if url.endswith(("rotate-secret/", "verify/")):
+            continue  # these take no body
+        client = staff_client if "variants" in url else owner_client
+        response = getattr(client, method)(url, body, content_type=content_type)
+        assert response.status_code == status, (url, response.content[:200])
+        error_of(response)
+    assert counts() == before
+
+
+def test_an_empty_body_names_the_missing_fields(owner_client, staff_client):
+    response = owner_client.post("/api/bots/", b"", content_type="application/json")
+    assert response.status_code == 400
+    assert set(error_of(response)["detail"]) == {"name", "endpoint_url"}
+    response = staff_client.post("/api/variants/", b"", content_type="application/json")
+    assert response.status_code == 400
+    assert set(error_of(response)["detail"]) == {"name", "base"}
+
+
+def test_an_unknown_api_path_is_a_json_404(anonymous_client):
+    response = anonymous_client.get("/api/no/such/thing/")
+    assert response.status_code == 404
+    assert error_of(response)["code"] == "not_found"
+
+
+def test_a_wrong_method_is_a_json_405(anonymous_client):
+    response = anonymous_client.delete("/api/variants/")
+    assert response.status_code in (401, 405)
+    error_of(response)
+
+
+def test_the_api_root_lists_the_endpoints(anonymous_client):
+    body = anonymous_client.get("/api/").json()
+    assert {"bots", "variants", "signup", "token", "schema", "docs"} <= set(body)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "page=0",
+        "page=-1",
+        "page=abc",
+        "page=999999",
+        "page_size=100000",
+        "ordering=secret",
+        "ordering=;drop",
+    ],
+)
+def test_odd_query_strings_never_answer_500(anonymous_client, bot, query):
+    for url in ("/api/bots/", "/api/variants/"):
+        response = anonymous_client.get(f"{url}?{query}")
+        assert response.status_code in (200, 400, 404), (url, query)
+        if response.status_code != 200:
+            error_of(response)
+        else:
+            assert bot.secret not in response.content.decode()
+
+
+def test_writes_are_throttled_but_reads_are_not(owner_client, monkeypatch):
+    from tournaments.api.throttling import WriteRateThrottle
+
+    monkeypatch.setattr(
+        WriteRateThrottle, "THROTTLE_RATES", {"writes": "2/minute", "auth": "2/minute"}
+    )
+    codes = [
+        owner_client.post(
+            "/api/bots/", {"name": f"b{i}", "endpoint_url": "https://93.184.216.34/"}, format="json"
+        ).status_code
+        for i in range(3)
+    ]
+    assert codes == [201, 201, 429]
+    assert Bot.objects.count() == 2
+    assert all(owner_client.get("/api/bots/").status_code == 200 for _ in range(5))

@@ -1,0 +1,106 @@
+"""Verifying bots against real HTTP servers on loopback, each misbehaving its own way."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from arena.signing import verify_signature
+from tests.conftest import client_for
+from tests.tournaments.conftest import ScriptedBot
+from tournaments.models import BotHealthCheck, BotStatus, DisabledCause
+from tournaments.services.bots import bot_disable, bot_verify
+
+
+@pytest.fixture
+def scripted(make_bot, owner, scripted_bot_server, loopback_allowed, settings):
+    """Make a bot pointed at one behaviour of the scripted server."""
+    settings.BOT_HELLO_TIMEOUT_MS = 500
+
+    def make(behaviour: str):
+        return make_bot(owner, endpoint_url=f"{scripted_bot_server}/{behaviour}")
+
+    return make
+
+
+def test_a_bot_that_answers_hello_becomes_active(scripted):
+    bot = scripted("ok")
+    check = bot_verify(bot=bot)
+    bot.refresh_from_db()
+    assert check.ok and check.error_kind == "" and check.latency_ms is not None
+    assert bot.status == BotStatus.ACTIVE and bot.last_verified_at == check.at
+    assert bot.consecutive_failures == 0
+
+
+def test_the_hello_is_signed_with_the_bots_secret(scripted):
+    bot = scripted("ok")
+    ScriptedBot.received.clear()
+    bot_verify(bot=bot)
+    request = ScriptedBot.received[-1]
+    assert json.loads(request["body"])["type"] == "hello"
+    assert json.loads(request["body"])["protocol"] == "ohhell/1"
+    assert verify_signature(bot.secret, request["body"], request["headers"])
+    assert not verify_signature("another-secret", request["body"], request["headers"])
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "kind"),
+    [
+        ("error", "http_status"),
+        ("redirect", "redirect"),
+        ("not-json", "not_json"),
+        ("array", "wrong_shape"),
+        ("huge", "oversize"),
+        ("slow", "timeout"),
+        ("trickle", "timeout"),
+    ],
+)
+def test_a_misbehaving_bot_fails_verification_with_the_fault_named(scripted, behaviour, kind):
+    bot = scripted(behaviour)
+    started = time.monotonic()
+    check = bot_verify(bot=bot)
+    assert time.monotonic() - started < 1.5, "the call must end near the time limit"
+    bot.refresh_from_db()
+    assert not check.ok and check.error_kind == kind and check.error_message
+    assert bot.status == BotStatus.PENDING and bot.consecutive_failures == 1
+
+
+def test_a_closed_port_is_a_connection_failure(make_bot, owner, loopback_allowed):
+    bot = make_bot(owner, endpoint_url="http://127.0.0.1:9/")
+    check = bot_verify(bot=bot)
+    assert (check.ok, check.error_kind) == (False, "connection_error")
+
+
+def test_loopback_is_refused_at_call_time_when_not_allowed(make_bot, owner, scripted_bot_server):
+    bot = make_bot(owner, endpoint_url=f"{scripted_bot_server}/ok")
+    check = bot_verify(bot=bot)
+    assert (check.ok, check.error_kind) == (False, "forbidden_address")
+    ScriptedBot.received.clear()
+
+
+def test_passing_again_re_enables_a_bot_disabled_for_failing(scripted):
+    bot = scripted("ok")
+    bot_disable(bot=bot, reason="failed 5 health checks", cause=DisabledCause.HEALTH)
+    bot_verify(bot=bot)
+    bot.refresh_from_db()
+    assert (bot.status, bot.disabled_cause, bot.disabled_reason) == (BotStatus.ACTIVE, "", "")
+
+
+def test_passing_does_not_re_enable_a_bot_disabled_by_staff(scripted):
+    bot = scripted("ok")
+    bot_disable(bot=bot, reason="cheating")
+    assert bot_verify(bot=bot).ok
+    bot.refresh_from_db()
+    assert (bot.status, bot.disabled_reason) == (BotStatus.DISABLED, "cheating")
+
+
+def test_the_owner_verifies_through_the_api_and_reads_the_history(scripted, owner):
+    bot = scripted("ok")
+    client = client_for(owner)
+    response = client.post(f"/api/bots/{bot.pk}/verify/")
+    assert response.status_code == 200 and response.json()["ok"] is True
+    history = client.get(f"/api/bots/{bot.pk}/health-checks/").json()
+    assert [c["ok"] for c in history] == [True]
+    assert BotHealthCheck.objects.filter(bot=bot).count() == 1
