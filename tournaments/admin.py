@@ -150,6 +150,7 @@ class TournamentAdmin(admin.ModelAdmin):
 @admin.register(TournamentEntry)
 class TournamentEntryAdmin(admin.ModelAdmin):
     list_display = ["tournament", "bot", "created_at"]
+    list_filter = ["tournament__status", "created_at"]
     search_fields = ["tournament__name", "bot__name"]
     list_select_related = ["tournament", "bot"]
     raw_id_fields = ["tournament", "bot"]
@@ -232,6 +233,7 @@ class SeatFaultAdmin(admin.ModelAdmin):
 @admin.register(Replay)
 class ReplayAdmin(admin.ModelAdmin):
     list_display = ["match", "format_version", "created_at"]
+    list_filter = ["format_version", "created_at"]
     search_fields = ["=match__id"]
     list_select_related = ["match"]
     raw_id_fields = ["match"]

@@ -1,0 +1,137 @@
+"""Settings come from the environment; a bad value stops start-up naming the variable."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from config import env
+
+ROOT = Path(__file__).resolve().parent.parent
+CLEAN = {
+    k: v
+    for k, v in os.environ.items()
+    if not k.startswith(("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DEBUG", "BOT_", "DJANGO_"))
+}
+
+
+def start(**variables: str) -> subprocess.CompletedProcess:
+    """Load the settings in a fresh process, as any entry point would."""
+    code = "import django; django.setup(); from django.conf import settings; print(settings.DEBUG)"
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={**CLEAN, "DJANGO_SETTINGS_MODULE": "config.settings", **variables},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("DEBUG", "maybe"),
+        ("DB_CONN_MAX_AGE", "forever"),
+        ("DB_CONN_MAX_AGE", "-1"),
+        ("DATABASE_URL", "mysql://db/ohhell"),
+        ("DATABASE_URL", "postgres://db"),
+        ("REDIS_URL", "http://localhost:6379"),
+        ("BOT_ALLOW_LOOPBACK", "2"),
+        ("BOT_ALLOWED_NETWORKS", "10.0.0.0/8,not-a-network"),
+        ("BOT_MAX_RESPONSE_BYTES", "12kb"),
+        ("BOT_DEFAULT_TIME_LIMIT_MS", "0"),
+        ("THROTTLE_WRITE_RATE", "lots"),
+        ("MAX_REQUEST_BYTES", "1e6"),
+        ("LOG_LEVEL", "loud"),
+    ],
+)
+def test_start_up_with_a_bad_setting_fails_naming_the_variable(name, value):
+    result = start(**{name: value})
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr
+    assert f"{name}=" in result.stderr
+
+
+def test_start_up_without_a_secret_key_is_refused_when_debug_is_off():
+    result = start(DEBUG="0", DATABASE_URL="sqlite:///var/settings-test.sqlite3")
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set" in result.stderr
+
+
+def test_with_nothing_set_it_says_once_that_it_runs_on_embedded_defaults():
+    result = start()
+    assert result.returncode == 0, result.stderr
+    lines = [line for line in result.stderr.splitlines() if "embedded defaults" in line]
+    assert len(lines) == 1
+    assert "SQLite at var/db.sqlite3" in lines[0] and "in-process tasks" in lines[0]
+
+
+def test_with_everything_set_it_starts_quietly():
+    result = start(
+        DEBUG="off",
+        SECRET_KEY="x" * 50,
+        DATABASE_URL="postgres://u:p@db.internal:5433/ohhell",
+        REDIS_URL="redis://cache.internal:6379/1",
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False"
+    assert "embedded" not in result.stderr
+
+
+def test_a_postgres_url_is_split_into_django_database_settings():
+    db = env.parse_database_url(
+        "DATABASE_URL", "postgres://us%40r:p%2Fw@db:5433/oh%20hell?sslmode=require"
+    )
+    assert (db.engine, db.name, db.user, db.password, db.host, db.port) == (
+        "django.db.backends.postgresql",
+        "oh hell",
+        "us@r",
+        "p/w",
+        "db",
+        "5433",
+    )
+    assert db.options == {"sslmode": "require"}
+
+
+def test_a_sqlite_url_may_be_relative_or_absolute():
+    assert env.parse_database_url("X", "sqlite:///var/db.sqlite3").name == "var/db.sqlite3"
+    assert env.parse_database_url("X", "sqlite:////tmp/db.sqlite3").name == "/tmp/db.sqlite3"
+
+
+@pytest.mark.parametrize(
+    ("reader", "value", "expected"),
+    [
+        (lambda: env.env_bool("V", False), "YES", True),
+        (lambda: env.env_bool("V", True), "off", False),
+        (lambda: env.env_int("V", 1), " 42 ", 42),
+        (lambda: env.env_list("V"), "a, b,,c", ["a", "b", "c"]),
+        (
+            lambda: [str(n) for n in env.env_networks("V")],
+            "10.1.2.3/8,::1",
+            ["10.0.0.0/8", "::1/128"],
+        ),
+        (lambda: env.env_rate("V", "1/s"), "60/minute", "60/minute"),
+    ],
+)
+def test_the_readers_parse_good_values(monkeypatch, reader, value, expected):
+    monkeypatch.setenv("V", value)
+    assert reader() == expected
+
+
+def test_an_unset_or_empty_variable_takes_the_default(monkeypatch):
+    monkeypatch.setenv("V", "")
+    assert env.env_int("V", 7) == 7 and env.env_bool("V", True) is True
+    monkeypatch.delenv("V")
+    assert env.env_str("V", "d") == "d" and env.env_list("V", ["x"]) == ["x"]
+
+
+def test_a_bounded_integer_out_of_range_is_refused(monkeypatch):
+    monkeypatch.setenv("V", "5")
+    with pytest.raises(ImproperlyConfigured, match="V='5'"):
+        env.env_int("V", 1, minimum=10)
