@@ -31,9 +31,7 @@ def make_player(name: str, seed: int = 0, **options: Any) -> Player:
     try:
         factory = PLAYERS[name]
     except (KeyError, TypeError):
-        raise ValueError(
-            f"unknown player {name!r}; choose one of {', '.join(PLAYERS)}"
-        ) from None
+        raise ValueError(f"unknown player {name!r}; choose one of {', '.join(PLAYERS)}") from None
     try:
         return factory(seed, **options)
     except TypeError as exc:
