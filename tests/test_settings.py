@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -135,3 +136,13 @@ def test_a_bounded_integer_out_of_range_is_refused(monkeypatch):
     monkeypatch.setenv("V", "5")
     with pytest.raises(ImproperlyConfigured, match="V='5'"):
         env.env_int("V", 1, minimum=10)
+
+
+def test_every_variable_the_settings_read_is_documented():
+    source = (ROOT / "config" / "settings.py").read_text()
+    variables = set(re.findall(r"(?:env_\w+|is_set)\(\s*\"([A-Z_]+)\"", source))
+    example = (ROOT / "docker" / ".env.example").read_text()
+    readme = (ROOT / "README.md").read_text()
+    assert len(variables) > 15
+    assert {v for v in variables if not re.search(rf"^{v}=", example, re.M)} == set()
+    assert {v for v in variables if f"| `{v}` |" not in readme} == set()
