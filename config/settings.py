@@ -139,7 +139,25 @@ CELERY_TASK_SERIALIZER = CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_EXPIRES = 3600
 CELERY_TIMEZONE = "UTC"
-CELERY_BEAT_SCHEDULE: dict[str, dict] = {}
+
+# Matches and ratings: when a silent worker is presumed dead, when a queued match is re-sent,
+# and how many rated matches make a rating more than provisional.
+MATCH_STALE_SECONDS = env_int("MATCH_STALE_SECONDS", 60, minimum=15)
+MATCH_RESEND_SECONDS = env_int("MATCH_RESEND_SECONDS", 900, minimum=60)
+MATCH_MAX_ATTEMPTS = env_int("MATCH_MAX_ATTEMPTS", 3, minimum=1, maximum=20)
+RATING_PROVISIONAL_MATCHES = env_int("RATING_PROVISIONAL_MATCHES", 10, minimum=0)
+HEALTH_CHECK_SECONDS = env_int("HEALTH_CHECK_SECONDS", 300, minimum=10)
+HEALTH_FAILURES_TO_DISABLE = env_int("HEALTH_FAILURES_TO_DISABLE", 3, minimum=1)
+
+CELERY_BEAT_SCHEDULE: dict[str, dict] = {
+    "sweep-matches": {"task": "tournaments.sweep_matches", "schedule": 30.0},
+    "start-due-tournaments": {"task": "tournaments.start_due_tournaments", "schedule": 30.0},
+    "rate-finished-matches": {"task": "tournaments.rate_finished_matches", "schedule": 60.0},
+    "check-bot-health": {
+        "task": "tournaments.check_bot_health",
+        "schedule": float(HEALTH_CHECK_SECONDS),
+    },
+}
 
 # Bots: where the platform may connect and how much it accepts from them.
 BOT_ALLOW_LOOPBACK = env_bool("BOT_ALLOW_LOOPBACK", False)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from tournaments.services import matches
+from tournaments.services import bots, matches, tournaments
 
 
 @shared_task(name="tournaments.run_match", ignore_result=True)
@@ -29,3 +29,29 @@ def rate_finished_matches() -> int:
     from tournaments.services.ratings import ratings_apply_pending
 
     return ratings_apply_pending()
+
+
+@shared_task(name="tournaments.advance_tournament", ignore_result=True)
+def advance_tournament(tournament_id: int) -> str:
+    """Next Swiss round, ladder top-up, or finish the tournament when its matches are done."""
+    return tournaments.tournament_advance(tournament_id=tournament_id)
+
+
+@shared_task(name="tournaments.start_due_tournaments", ignore_result=True)
+def start_due_tournaments() -> int:
+    """Start scheduled tournaments whose start time has come."""
+    return tournaments.tournament_start_due()
+
+
+@shared_task(name="tournaments.check_bot_health", ignore_result=True)
+def check_bot_health() -> dict[str, int]:
+    """Hello every bot in play; disable after repeated failures, re-enable after a pass."""
+    return bots.bots_check_health()
+
+
+@shared_task(name="tournaments.recompute_ratings", ignore_result=True)
+def recompute_ratings(recompute_id: int) -> str:
+    """Rebuild all ratings from the stored results, reporting progress on the job row."""
+    from tournaments.services.ratings import ratings_recompute_job
+
+    return ratings_recompute_job(recompute_id=recompute_id)

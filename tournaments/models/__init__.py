@@ -13,7 +13,7 @@ from tournaments.models.competitions import (
 )
 from tournaments.models.faults import FaultKind
 from tournaments.models.matches import Match, MatchSeat, MatchStatus, Replay, SeatFault
-from tournaments.models.ratings import Rating, RatingHistory
+from tournaments.models.ratings import Rating, RatingHistory, RatingRecompute, RecomputeStatus
 from tournaments.models.users import ORGANISERS_GROUP, is_organiser
 from tournaments.models.variants import Variant
 
@@ -29,6 +29,8 @@ __all__ = [
     "MatchStatus",
     "Rating",
     "RatingHistory",
+    "RatingRecompute",
+    "RecomputeStatus",
     "Replay",
     "SeatFault",
     "Tournament",

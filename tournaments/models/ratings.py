@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.db import models
+from django.utils import timezone
 
 DEFAULT_MU = 25.0
 DEFAULT_SIGMA = 25.0 / 3
@@ -50,7 +51,8 @@ class RatingHistory(models.Model):
     sigma_before = models.FloatField()
     mu_after = models.FloatField()
     sigma_after = models.FloatField()
-    at = models.DateTimeField(auto_now_add=True)
+    # When the match finished, so "rating on a date" follows play, not when a recompute ran.
+    at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         ordering = ["bot", "variant", "sequence"]
@@ -69,3 +71,46 @@ class RatingHistory(models.Model):
 
     def __str__(self) -> str:
         return f"{self.bot} after match {self.match_id}"
+
+
+class RecomputeStatus(models.TextChoices):
+    QUEUED = "queued", "queued"
+    RUNNING = "running", "running"
+    FINISHED = "finished", "finished"
+    FAILED = "failed", "failed"
+
+
+class RatingRecompute(models.Model):
+    """A background rebuild of every rating from the stored results, with its progress."""
+
+    requested_by = models.ForeignKey(
+        "auth.User", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    status = models.CharField(
+        max_length=16, choices=RecomputeStatus.choices, default=RecomputeStatus.QUEUED
+    )
+    total = models.PositiveIntegerField(default=0)
+    done = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(status__in=RecomputeStatus.values), name="recompute_status_valid"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(done__lte=models.F("total")), name="recompute_done_within_total"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"recompute {self.pk} ({self.status}, {self.done}/{self.total})"
+
+    @property
+    def percent(self) -> float:
+        """Share done, 0..100."""
+        return 100.0 * self.done / self.total if self.total else 0.0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from dataclasses import dataclass
 
@@ -9,11 +10,12 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from arena.faults import ArenaError, BotFault
 from arena.limits import Limits
-from arena.transport import hello_once
+from arena.transport import BotClient, hello_once
 from tournaments.errors import ApplicationError
 from tournaments.models import Bot, BotHealthCheck, BotStatus, DisabledCause
 from tournaments.models.bots import BOT_NAME_VALIDATOR
@@ -140,14 +142,9 @@ def bot_enable(*, bot: Bot) -> Bot:
 
 def _call_hello(bot: Bot) -> HelloResult:
     """Call the bot's ``hello`` through the arena's transport, with the deployment's limits."""
-    limits = Limits(
-        hello_time_limit_ms=settings.BOT_HELLO_TIMEOUT_MS,
-        max_response_bytes=settings.BOT_MAX_RESPONSE_BYTES,
-        grace_ms=HELLO_GRACE_MS,
-    )
     try:
         result = hello_once(
-            bot.endpoint_url, bot.secret, limits=limits, policy=bot_network_policy()
+            bot.endpoint_url, bot.secret, limits=_hello_limits(), policy=bot_network_policy()
         )
     except BotFault as fault:
         latency = None if fault.latency_ms is None else round(fault.latency_ms)
@@ -181,6 +178,16 @@ def bot_record_check(*, bot: Bot, result: HelloResult) -> BotHealthCheck:
                 bot.disabled_reason = ""
         else:
             bot.consecutive_failures += 1
+            if (
+                bot.status == BotStatus.ACTIVE
+                and bot.consecutive_failures >= settings.HEALTH_FAILURES_TO_DISABLE
+            ):
+                bot.status = BotStatus.DISABLED
+                bot.disabled_cause = DisabledCause.HEALTH
+                bot.disabled_reason = (
+                    f"failed {bot.consecutive_failures} health checks in a row; last: "
+                    f"{result.error_kind}: {result.error_message}"
+                )[:500]
         bot.updated_at = timezone.now()
         bot.save()
     return check
@@ -189,3 +196,54 @@ def bot_record_check(*, bot: Bot, result: HelloResult) -> BotHealthCheck:
 def bot_verify(*, bot: Bot) -> BotHealthCheck:
     """Call the bot's ``hello`` now and record the outcome."""
     return bot_record_check(bot=bot, result=_call_hello(bot))
+
+
+def _hello_limits() -> Limits:
+    return Limits(
+        hello_time_limit_ms=settings.BOT_HELLO_TIMEOUT_MS,
+        max_response_bytes=settings.BOT_MAX_RESPONSE_BYTES,
+        grace_ms=HELLO_GRACE_MS,
+    )
+
+
+async def _hello_all(targets: list[tuple[int, str, str]]) -> dict[int, HelloResult]:
+    """Call every bot's hello at once over one pool; a platform error leaves a bot out."""
+    results: dict[int, HelloResult] = {}
+    async with BotClient(limits=_hello_limits(), policy=bot_network_policy()) as client:
+
+        async def one(bot_id: int, url: str, secret: str) -> None:
+            try:
+                answer = await client.hello(url, secret)
+                results[bot_id] = HelloResult(True, round(answer.latency_ms))
+            except BotFault as fault:
+                latency = None if fault.latency_ms is None else round(fault.latency_ms)
+                results[bot_id] = HelloResult(False, latency, str(fault.kind), fault.detail)
+            except ArenaError:
+                pass
+
+        await asyncio.gather(*(one(*target) for target in targets))
+    return results
+
+
+def bots_check_health() -> dict[str, int]:
+    """The periodic health check: hello every active bot and every bot disabled for failing.
+
+    Repeated failures disable a bot with the reason shown to its owner; a bot disabled for
+    failing comes back as soon as it passes again. Bots disabled by staff are left alone.
+    """
+    bots = list(
+        Bot.objects.filter(
+            Q(status=BotStatus.ACTIVE)
+            | Q(status=BotStatus.DISABLED, disabled_cause=DisabledCause.HEALTH)
+        ).only("pk", "endpoint_url", "secret")
+    )
+    results = asyncio.run(_hello_all([(b.pk, b.endpoint_url, b.secret) for b in bots]))
+    counts = {"checked": 0, "ok": 0, "failed": 0}
+    for bot in bots:
+        result = results.get(bot.pk)
+        if result is None:
+            continue
+        bot_record_check(bot=bot, result=result)
+        counts["checked"] += 1
+        counts["ok" if result.ok else "failed"] += 1
+    return counts

@@ -24,23 +24,15 @@ from django.utils import timezone
 
 from arena.limits import Limits
 from arena.match import MatchOutcome, play_match
-from arena.netpolicy import NetworkPolicy
 from arena.seats import HttpSeat
 from arena.transport import BotClient
 from engine.variant import Variant as EngineVariant
-from tournaments.models import Match, MatchSeat, MatchStatus, Replay, SeatFault
+from tournaments.models import Match, MatchSeat, MatchStatus, Replay, SeatFault, TournamentStatus
+from tournaments.netpolicy import bot_network_policy
 
 log = logging.getLogger(__name__)
 
 HEARTBEAT_SECONDS = 5
-
-
-def bot_network_policy() -> NetworkPolicy:
-    """The deployment's network policy for bot endpoints."""
-    return NetworkPolicy.from_settings(
-        allow_loopback=settings.BOT_ALLOW_LOOPBACK,
-        allowed_networks=settings.BOT_ALLOWED_NETWORKS,
-    )
 
 
 def bot_limits(time_limit_ms: int) -> Limits:
@@ -68,9 +60,10 @@ def match_enqueue(*, match: Match) -> None:
 def match_claim(*, match_id: int, token: str) -> bool:
     """Claim a queued match for this attempt; False when it is not (or no longer) claimable."""
     now = timezone.now()
-    claimed = Match.objects.filter(
+    claimable = Match.objects.filter(
         pk=match_id, status=MatchStatus.QUEUED, attempts__lt=F("max_attempts")
-    ).update(
+    ).exclude(tournament__status__in=[TournamentStatus.PAUSED, TournamentStatus.CANCELLED])
+    claimed = claimable.update(
         status=MatchStatus.RUNNING,
         claimed_by=token,
         claimed_at=now,
@@ -102,7 +95,9 @@ def match_play(*, match_id: int) -> MatchOutcome:
 
     async def run() -> MatchOutcome:
         async with BotClient(limits=limits, policy=bot_network_policy()) as client:
-            http_seats = [HttpSeat(client, url, secret, label=name) for url, secret, name in endpoints]
+            http_seats = [
+                HttpSeat(client, url, secret, label=name) for url, secret, name in endpoints
+            ]
             return await play_match(
                 variant=variant,
                 seed=match.seed,
@@ -153,10 +148,14 @@ def match_record_outcome(*, match_id: int, token: str, outcome: MatchOutcome) ->
 
 
 def _after_finish(match: Match) -> None:
-    """Hand the finished match to the ratings once the record is committed."""
-    from tournaments.tasks import rate_finished_matches
+    """Hand the ended match to the ratings and its tournament once the record is committed."""
+    from tournaments.tasks import advance_tournament, rate_finished_matches
 
-    transaction.on_commit(rate_finished_matches.delay)
+    if match.status == MatchStatus.FINISHED:
+        transaction.on_commit(rate_finished_matches.delay)
+    if match.tournament_id is not None:
+        tournament_id = match.tournament_id
+        transaction.on_commit(lambda: advance_tournament.delay(tournament_id))
 
 
 @transaction.atomic
@@ -178,6 +177,8 @@ def _release(match: Match, error: str) -> str:
         match.status = MatchStatus.QUEUED
         match_enqueue(match=match)
     match.save(update_fields=["status", "error", "claimed_by", "finished_at", "updated_at"])
+    if match.status == MatchStatus.FAILED:
+        _after_finish(match)
     return match.status
 
 
@@ -262,6 +263,7 @@ def match_create(
 ) -> Match:
     """Create a queued match with its seats (bot ``bot_ids[i]`` at seat i) and queue it."""
     with transaction.atomic():
+        fields.setdefault("max_attempts", settings.MATCH_MAX_ATTEMPTS)
         match = Match.objects.create(
             variant_id=variant_id, seed=seed, time_limit_ms=time_limit_ms, **fields
         )

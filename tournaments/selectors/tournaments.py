@@ -1,0 +1,228 @@
+"""Reads about tournaments: progress with an estimated finish, standings, head-to-head."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db.models import Avg, Count, F, Max, Min, Q, Sum
+from django.utils import timezone
+
+from tournaments.formats import DuplicateResult, duplicate_differences
+from tournaments.models import Match, MatchSeat, MatchStatus, Tournament
+
+
+@dataclass
+class Progress:
+    """How far a tournament has got."""
+
+    total: int
+    finished: int
+    running: int
+    queued: int
+    failed: int
+    cancelled: int
+    estimated_finish: datetime | None
+
+    @property
+    def done(self) -> int:
+        """Matches that will not change any more."""
+        return self.finished + self.failed + self.cancelled
+
+    @property
+    def percent(self) -> float:
+        """Share of matches done, 0..100."""
+        return 100.0 * self.done / self.total if self.total else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the API form."""
+        return {
+            "total": self.total,
+            "finished": self.finished,
+            "running": self.running,
+            "queued": self.queued,
+            "failed": self.failed,
+            "cancelled": self.cancelled,
+            "done": self.done,
+            "percent": round(self.percent, 1),
+            "estimated_finish": self.estimated_finish,
+        }
+
+
+def tournament_progress(*, tournament: Tournament) -> Progress:
+    """Count matches by state and estimate the finish from the pace so far (one query)."""
+    counts = tournament.matches.aggregate(
+        total=Count("pk"),
+        finished=Count("pk", filter=Q(status=MatchStatus.FINISHED)),
+        running=Count("pk", filter=Q(status=MatchStatus.RUNNING)),
+        queued=Count("pk", filter=Q(status=MatchStatus.QUEUED)),
+        failed=Count("pk", filter=Q(status=MatchStatus.FAILED)),
+        cancelled=Count("pk", filter=Q(status=MatchStatus.CANCELLED)),
+        first=Min("started_at"),
+        last=Max("finished_at"),
+    )
+    first, last = counts.pop("first"), counts.pop("last")
+    progress = Progress(**counts, estimated_finish=None)
+    remaining = progress.queued + progress.running
+    if remaining and progress.finished and first and last and last > first:
+        pace = (last - first) / progress.finished
+        progress.estimated_finish = timezone.now() + pace * remaining
+    return progress
+
+
+@dataclass
+class Standing:
+    """One bot's line in a tournament's standings."""
+
+    bot_id: int
+    bot_name: str
+    matches: int = 0
+    total_score: int = 0
+    rank_sum: int = 0
+    bids_exact: int = 0
+    bids_total: int = 0
+    faults: int = 0
+    wins: int = 0
+    duplicate_score: float | None = None
+    place: int = 0
+    head_to_head: dict[int, list[int]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the API form; head_to_head maps opponent id to [ahead, level, behind]."""
+        n = self.matches
+        return {
+            "place": self.place,
+            "bot": self.bot_id,
+            "bot_name": self.bot_name,
+            "matches": n,
+            "total_score": self.total_score,
+            "average_score": round(self.total_score / n, 2) if n else None,
+            "average_rank": round(self.rank_sum / n, 3) if n else None,
+            "exact_bid_rate": round(self.bids_exact / self.bids_total, 4)
+            if self.bids_total
+            else None,
+            "faults": self.faults,
+            "wins": self.wins,
+            "duplicate_score": None
+            if self.duplicate_score is None
+            else round(self.duplicate_score, 2),
+            "head_to_head": {str(k): v for k, v in sorted(self.head_to_head.items())},
+        }
+
+
+def _finished_seats(tournament: Tournament) -> dict[int, list[MatchSeat]]:
+    tables: dict[int, list[MatchSeat]] = defaultdict(list)
+    seats = (
+        MatchSeat.objects.filter(match__tournament=tournament, match__status=MatchStatus.FINISHED)
+        .select_related("bot")
+        .only(
+            "match_id",
+            "seat",
+            "bot__name",
+            "score",
+            "rank",
+            "bids_exact",
+            "bids_total",
+            "faults",
+            "disqualified",
+        )
+    )
+    for seat in seats:
+        tables[seat.match_id].append(seat)
+    return tables
+
+
+def tournament_standings(*, tournament: Tournament) -> dict[str, Any]:
+    """Standings by total score (duplicate: by duplicate score), with winner and ties."""
+    tables = _finished_seats(tournament)
+    lines: dict[int, Standing] = {}
+    for seats in tables.values():
+        for seat in seats:
+            line = lines.setdefault(seat.bot_id, Standing(seat.bot_id, seat.bot.name))
+            line.matches += 1
+            line.total_score += seat.score or 0
+            line.rank_sum += seat.rank or 0
+            line.bids_exact += seat.bids_exact
+            line.bids_total += seat.bids_total
+            line.faults += seat.faults
+            line.wins += seat.rank == 1
+            for other in seats:
+                if other.bot_id != seat.bot_id:
+                    h2h = line.head_to_head.setdefault(other.bot_id, [0, 0, 0])
+                    h2h[_compare(seat.score, other.score)] += 1
+    if tournament.format == "duplicate":
+        _add_duplicate_scores(tournament, lines, tables)
+    key = _sort_key(tournament)
+    ordered = sorted(lines.values(), key=lambda s: (key(s), s.bot_name))
+    for line in ordered:
+        line.place = 1 + sum(1 for other in ordered if key(other) < key(line))
+    leaders = [line for line in ordered if line.place == 1]
+    return {
+        "standings": [line.to_dict() for line in ordered],
+        "winners": [line.bot_id for line in leaders] if ordered else [],
+        "tie_for_first": len(leaders) > 1,
+        "final": tournament.status == "finished",
+    }
+
+
+def _sort_key(tournament: Tournament):
+    if tournament.format == "duplicate":
+        return lambda s: -(s.duplicate_score or 0.0)
+    return lambda s: -s.total_score
+
+
+def _compare(mine: int | None, theirs: int | None) -> int:
+    mine, theirs = mine or 0, theirs or 0
+    return 0 if mine > theirs else 1 if mine == theirs else 2
+
+
+def _add_duplicate_scores(
+    tournament: Tournament, lines: dict[int, Standing], tables: dict[int, list[MatchSeat]]
+) -> None:
+    """Compare results deal by deal within each duplicate group (the luck of the cards cancels)."""
+    results = []
+    matches = (
+        Match.objects.filter(tournament=tournament, status=MatchStatus.FINISHED)
+        .exclude(duplicate_group="")
+        .select_related("replay")
+    )
+    for match in matches:
+        deals = match.replay.data["deals"]
+        players = match.replay.data["players"]
+        scores = [[d["scores"][s] for d in deals if d.get("scores")] for s in range(players)]
+        seats = tuple(s.bot_id for s in sorted(tables[match.pk], key=lambda s: s.seat))
+        results.append(DuplicateResult(match.duplicate_group, seats, scores))
+    for bot_id, diff in duplicate_differences(results).items():
+        if bot_id in lines:
+            lines[bot_id].duplicate_score = diff
+
+
+def swiss_points(*, tournament: Tournament) -> dict[int, float]:
+    """Swiss standing points per entered bot: table size minus rank, summed (ties share)."""
+    points = {bot_id: 0.0 for bot_id in tournament.entries.values_list("bot_id", flat=True)}
+    size = tournament.table_size
+    rows = (
+        MatchSeat.objects.filter(match__tournament=tournament, match__status=MatchStatus.FINISHED)
+        .values("bot_id")
+        .annotate(p=Sum(size - F("rank")))
+    )
+    for row in rows:
+        points[row["bot_id"]] = float(row["p"] or 0)
+    return points
+
+
+def recent_pace(*, tournament: Tournament, window: timedelta = timedelta(minutes=10)) -> float:
+    """Matches finished per minute over the last ``window``."""
+    since = timezone.now() - window
+    done = tournament.matches.filter(finished_at__gte=since).count()
+    return done / (window.total_seconds() / 60)
+
+
+def tournament_average_duration(*, tournament: Tournament) -> float | None:
+    """Mean seconds a finished match of this tournament took."""
+    value = tournament.matches.filter(status=MatchStatus.FINISHED).aggregate(
+        d=Avg(F("finished_at") - F("started_at"))
+    )["d"]
+    return value.total_seconds() if value else None

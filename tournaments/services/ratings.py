@@ -1,0 +1,244 @@
+"""Apply TrueSkill updates exactly once, in a fixed order, and recompute them from scratch.
+
+Every application runs under one lock (a PostgreSQL advisory lock; SQLite serialises writers
+anyway) and in one transaction with the match's ``rated`` flag, so a match is rated once even
+with many workers finishing at the same moment, and a worker dying mid-update leaves nothing
+half-applied. Each rated match takes the next ``rating_sequence``; a recompute replays the
+matches in that order and so reproduces the numbers exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from django.core.cache import cache
+from django.db import connection, transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from arena.match import rating_ranks
+from tournaments.models import (
+    Match,
+    MatchSeat,
+    MatchStatus,
+    Rating,
+    RatingHistory,
+    RatingRecompute,
+    RecomputeStatus,
+)
+from tournaments.rating_math import RatingParams, rate
+
+RATING_LOCK_KEY = 7_042_017  # any constant shared by every process of this deployment
+CHUNK = 2000
+
+
+def _lock() -> None:
+    """Serialise rating writers for the rest of the transaction."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [RATING_LOCK_KEY])
+
+
+@dataclass
+class _State:
+    """Ratings being updated in memory: (bot, variant) -> [mu, sigma, matches]."""
+
+    values: dict[tuple[int, int], list[float]]
+    params: dict[int, RatingParams]
+
+    def params_for(self, variant_id: int, raw: dict | None) -> RatingParams:
+        if variant_id not in self.params:
+            self.params[variant_id] = RatingParams.from_dict(raw)
+        return self.params[variant_id]
+
+    def get(self, bot_id: int, variant_id: int, params: RatingParams) -> list[float]:
+        key = (bot_id, variant_id)
+        if key not in self.values:
+            self.values[key] = [params.mu, params.sigma, 0]
+        return self.values[key]
+
+
+def _rate_match(
+    state: _State, match: Match, seats: list[MatchSeat], sequence: int
+) -> list[RatingHistory]:
+    """Update ``state`` with one match and return its history rows (not yet saved)."""
+    params = state.params_for(match.variant_id, match.variant.rating_params)
+    seats = sorted(seats, key=lambda s: s.seat)
+    ranks = rating_ranks([s.score or 0 for s in seats], [s.disqualified for s in seats])
+    current = [state.get(s.bot_id, match.variant_id, params) for s in seats]
+    after = rate(params, [(c[0], c[1]) for c in current], ranks)
+    rows = []
+    for seat, value, (mu, sigma) in zip(seats, current, after, strict=True):
+        rows.append(
+            RatingHistory(
+                bot_id=seat.bot_id,
+                variant_id=match.variant_id,
+                match_id=match.pk,
+                sequence=sequence,
+                mu_before=value[0],
+                sigma_before=value[1],
+                mu_after=mu,
+                sigma_after=sigma,
+                at=match.finished_at,
+            )
+        )
+        value[0], value[1], value[2] = mu, sigma, value[2] + 1
+    return rows
+
+
+def _load_state(pairs: Iterable[tuple[int, int]]) -> _State:
+    state = _State(values={}, params={})
+    pairs = set(pairs)
+    bot_ids = {b for b, _ in pairs}
+    for r in Rating.objects.filter(bot_id__in=bot_ids).only(
+        "bot", "variant", "mu", "sigma", "matches"
+    ):
+        if (r.bot_id, r.variant_id) in pairs:
+            state.values[(r.bot_id, r.variant_id)] = [r.mu, r.sigma, r.matches]
+    return state
+
+
+def _save_state(state: _State, *, replace: bool = False) -> None:
+    """Write the in-memory ratings back (insert new pairs, update existing ones)."""
+    existing = {
+        (r.bot_id, r.variant_id): r
+        for r in Rating.objects.filter(bot_id__in={b for b, _ in state.values})
+    }
+    now = timezone.now()
+    new, changed = [], []
+    for (bot_id, variant_id), (mu, sigma, count) in state.values.items():
+        row = existing.get((bot_id, variant_id))
+        if row is None:
+            new.append(
+                Rating(bot_id=bot_id, variant_id=variant_id, mu=mu, sigma=sigma, matches=count)
+            )
+        else:
+            row.mu, row.sigma, row.matches, row.updated_at = mu, sigma, int(count), now
+            changed.append(row)
+    Rating.objects.bulk_create(new, batch_size=CHUNK)
+    Rating.objects.bulk_update(changed, ["mu", "sigma", "matches", "updated_at"], batch_size=CHUNK)
+
+
+def _seats_by_match(match_ids: list[int]) -> dict[int, list[MatchSeat]]:
+    seats: dict[int, list[MatchSeat]] = {m: [] for m in match_ids}
+    for seat in MatchSeat.objects.filter(match_id__in=match_ids).only(
+        "match", "seat", "bot", "score", "disqualified"
+    ):
+        seats[seat.match_id].append(seat)
+    return seats
+
+
+def ratings_apply_pending(*, batch: int = 500) -> int:
+    """Rate every finished, unrated match, oldest first; return how many were rated."""
+    total = 0
+    while True:
+        done = _apply_batch(batch)
+        total += done
+        if done < batch:
+            return total
+
+
+@transaction.atomic
+def _apply_batch(batch: int) -> int:
+    _lock()
+    pending = list(
+        Match.objects.filter(status=MatchStatus.FINISHED, rated=False)
+        .select_related("variant")
+        .order_by("finished_at", "pk")[:batch]
+    )
+    if not pending:
+        return 0
+    seats = _seats_by_match([m.pk for m in pending])
+    state = _load_state((s.bot_id, m.variant_id) for m in pending for s in seats[m.pk])
+    sequence = Match.objects.aggregate(top=Max("rating_sequence"))["top"] or 0
+    history: list[RatingHistory] = []
+    now = timezone.now()
+    for match in pending:
+        sequence += 1
+        history += _rate_match(state, match, seats[match.pk], sequence)
+        match.rated, match.rated_at, match.rating_sequence = True, now, sequence
+    _save_state(state)
+    RatingHistory.objects.bulk_create(history, batch_size=CHUNK)
+    Match.objects.bulk_update(pending, ["rated", "rated_at", "rating_sequence"], batch_size=CHUNK)
+    return len(pending)
+
+
+@transaction.atomic
+def ratings_recompute(*, progress: Callable[[int, int], None] | None = None) -> int:
+    """Rebuild every rating and history row from the stored results, in sequence order."""
+    _lock()
+    rated = Match.objects.filter(rated=True).order_by("rating_sequence")
+    total = rated.count()
+    RatingHistory.objects.all().delete()
+    Rating.objects.all().delete()
+    state = _State(values={}, params={})
+    done = 0
+    last_sequence = 0
+    while True:
+        chunk = list(
+            rated.filter(rating_sequence__gt=last_sequence).select_related("variant")[:CHUNK]
+        )
+        if not chunk:
+            break
+        seats = _seats_by_match([m.pk for m in chunk])
+        history: list[RatingHistory] = []
+        for match in chunk:
+            history += _rate_match(state, match, seats[match.pk], match.rating_sequence)
+        RatingHistory.objects.bulk_create(history, batch_size=CHUNK)
+        last_sequence = chunk[-1].rating_sequence
+        done += len(chunk)
+        if progress is not None:
+            progress(done, total)
+    _save_state(state)
+    return done
+
+
+def recompute_progress_key(recompute_id: int) -> str:
+    """Cache key holding [done, total] of a running recompute."""
+    return f"ohhell:recompute:{recompute_id}"
+
+
+def ratings_request_recompute(*, requested_by=None) -> RatingRecompute:
+    """Queue a background recompute; one already queued or running is returned instead."""
+    with transaction.atomic():
+        _lock()
+        active = RatingRecompute.objects.filter(
+            status__in=[RecomputeStatus.QUEUED, RecomputeStatus.RUNNING]
+        ).first()
+        if active is not None:
+            return active
+        job = RatingRecompute.objects.create(requested_by=requested_by)
+        from tournaments.tasks import recompute_ratings
+
+        job_id = job.pk
+        transaction.on_commit(lambda: recompute_ratings.delay(job_id))
+    return job
+
+
+def ratings_recompute_job(*, recompute_id: int) -> str:
+    """Run a queued recompute, writing progress to its row as it goes."""
+    claimed = RatingRecompute.objects.filter(pk=recompute_id, status=RecomputeStatus.QUEUED).update(
+        status=RecomputeStatus.RUNNING, started_at=timezone.now()
+    )
+    if not claimed:
+        return "not-queued"
+
+    def progress(done: int, total: int) -> None:
+        # The recompute is one transaction, so a row update would only show at commit; the
+        # cache (Redis when configured) is seen by every process at once.
+        cache.set(recompute_progress_key(recompute_id), [done, total], timeout=3600)
+
+    try:
+        total = Match.objects.filter(rated=True).count()
+        RatingRecompute.objects.filter(pk=recompute_id).update(total=total)
+        done = ratings_recompute(progress=progress)
+    except Exception as exc:
+        RatingRecompute.objects.filter(pk=recompute_id).update(
+            status=RecomputeStatus.FAILED, error=repr(exc)[:2000], finished_at=timezone.now()
+        )
+        raise
+    RatingRecompute.objects.filter(pk=recompute_id).update(
+        status=RecomputeStatus.FINISHED, done=done, total=done, finished_at=timezone.now()
+    )
+    return "finished"

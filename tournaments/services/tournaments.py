@@ -1,0 +1,329 @@
+"""Tournaments: create, start (now or at a time), generate fixtures, pause, resume, cancel.
+
+Fixtures come from the pure generators in ``tournaments.formats``; this module turns them into
+queued matches and moves the tournament through its states. Swiss rounds are generated one at
+a time as the previous round ends; a ladder keeps a few matches in flight until its match
+budget (``rounds`` matches per entered bot) is spent.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from datetime import datetime
+
+from django.db import transaction
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from engine.errors import InvalidVariantError
+from engine.variant import Variant as EngineVariant
+from tournaments import formats
+from tournaments.errors import ApplicationError
+from tournaments.models import (
+    Bot,
+    BotStatus,
+    Match,
+    MatchSeat,
+    MatchStatus,
+    Rating,
+    Tournament,
+    TournamentEntry,
+    TournamentFormat,
+    TournamentStatus,
+    Variant,
+)
+from tournaments.services.matches import match_enqueue
+
+LADDER_IN_FLIGHT = 4
+MAX_ENTRIES = 2000
+MAX_FIXTURES = 100_000
+TERMINAL = (MatchStatus.FINISHED, MatchStatus.FAILED, MatchStatus.CANCELLED)
+
+
+def _check_table(variant: Variant, table_size: int) -> None:
+    try:
+        EngineVariant.from_dict(variant.options).check_players(table_size)
+    except InvalidVariantError as exc:
+        raise ApplicationError(exc.reason, field="table_size") from None
+
+
+def _entries(bot_ids: Sequence[int], table_size: int) -> list[Bot]:
+    if len(set(bot_ids)) != len(bot_ids):
+        raise ApplicationError("a bot is entered twice", field="bots")
+    if len(bot_ids) > MAX_ENTRIES:
+        raise ApplicationError(f"at most {MAX_ENTRIES} bots may enter", field="bots")
+    bots = list(Bot.objects.filter(pk__in=bot_ids))
+    missing = sorted(set(bot_ids) - {b.pk for b in bots})
+    if missing:
+        raise ApplicationError(f"no bot with id {missing[0]}", field="bots")
+    inactive = sorted(b.name for b in bots if b.status != BotStatus.ACTIVE)
+    if inactive:
+        raise ApplicationError(
+            f"only active bots may enter; not active: {', '.join(inactive)}", field="bots"
+        )
+    if len(bots) < table_size:
+        raise ApplicationError(
+            f"a table of {table_size} needs at least {table_size} bots", field="bots"
+        )
+    return bots
+
+
+@transaction.atomic
+def tournament_create(
+    *,
+    organiser,
+    name: str,
+    variant: Variant,
+    format: str,
+    bot_ids: Sequence[int],
+    table_size: int = 4,
+    time_limit_ms: int = 1000,
+    rounds: int = 1,
+    start_at: datetime | None = None,
+    description: str = "",
+    seed: int | None = None,
+) -> Tournament:
+    """Create a tournament with its entries; scheduled when ``start_at`` is given, else draft."""
+    if format not in TournamentFormat.values:
+        raise ApplicationError(f"unknown format {format!r}", field="format")
+    _check_table(variant, table_size)
+    bots = _entries(bot_ids, table_size)
+    if start_at is not None and start_at < timezone.now() - timezone.timedelta(minutes=1):
+        raise ApplicationError("start_at is in the past", field="start_at")
+    tournament = Tournament(
+        name=name,
+        description=description,
+        organiser=organiser,
+        variant=variant,
+        format=format,
+        table_size=table_size,
+        time_limit_ms=time_limit_ms,
+        rounds=rounds,
+        start_at=start_at,
+        status=TournamentStatus.SCHEDULED if start_at else TournamentStatus.DRAFT,
+    )
+    if seed is not None:
+        tournament.seed = seed
+    tournament.full_clean(exclude=["organiser", "variant"])
+    tournament.save()
+    TournamentEntry.objects.bulk_create(TournamentEntry(tournament=tournament, bot=b) for b in bots)
+    return tournament
+
+
+def _fixtures(tournament: Tournament, bot_ids: list[int]) -> list[formats.Fixture]:
+    """All fixtures of formats that are known up front; the first round of the others."""
+    size, rounds, seed = tournament.table_size, tournament.rounds, tournament.seed
+    try:
+        if tournament.format == TournamentFormat.ROUND_ROBIN:
+            return formats.round_robin(bot_ids, size, rounds, seed)
+        if tournament.format == TournamentFormat.DUPLICATE:
+            return formats.duplicate(bot_ids, size, rounds, seed)
+        if tournament.format == TournamentFormat.SWISS:
+            return formats.swiss_round([(b, 0.0) for b in bot_ids], size, 0, seed, set())
+    except formats.FixtureError as exc:
+        raise ApplicationError(str(exc)) from None
+    return []
+
+
+def _create_matches(tournament: Tournament, fixtures: Sequence[formats.Fixture]) -> int:
+    if len(fixtures) > MAX_FIXTURES:
+        raise ApplicationError(
+            f"{len(fixtures)} matches is more than the {MAX_FIXTURES} allowed", field="rounds"
+        )
+    matches = Match.objects.bulk_create(
+        Match(
+            tournament=tournament,
+            variant_id=tournament.variant_id,
+            round=f.round,
+            seed=f.seed,
+            time_limit_ms=tournament.time_limit_ms,
+            duplicate_group=f.duplicate_group,
+        )
+        for f in fixtures
+    )
+    MatchSeat.objects.bulk_create(
+        MatchSeat(match=m, seat=i, bot_id=bot)
+        for m, f in zip(matches, fixtures, strict=True)
+        for i, bot in enumerate(f.seats)
+    )
+    for match in matches:
+        match_enqueue(match=match)
+    return len(matches)
+
+
+def _entered_bot_ids(tournament: Tournament) -> list[int]:
+    return list(tournament.entries.order_by("bot_id").values_list("bot_id", flat=True))
+
+
+@transaction.atomic
+def tournament_start(*, tournament: Tournament) -> Tournament:
+    """Generate the fixtures and queue them; the tournament runs from now."""
+    tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
+    if tournament.status not in (TournamentStatus.DRAFT, TournamentStatus.SCHEDULED):
+        raise ApplicationError(
+            f"a {tournament.status} tournament cannot be started", code="conflict", status=409
+        )
+    bot_ids = _entered_bot_ids(tournament)
+    tournament.status = TournamentStatus.RUNNING
+    tournament.started_at = timezone.now()
+    tournament.save(update_fields=["status", "started_at", "updated_at"])
+    if tournament.format == TournamentFormat.LADDER:
+        ladder_fill(tournament=tournament)
+    else:
+        _create_matches(tournament, _fixtures(tournament, bot_ids))
+    return tournament
+
+
+def tournament_start_due(*, now: datetime | None = None) -> int:
+    """Start every scheduled tournament whose time has come (run by Celery beat)."""
+    now = now or timezone.now()
+    due = Tournament.objects.filter(status=TournamentStatus.SCHEDULED, start_at__lte=now)
+    started = 0
+    for tournament in due:
+        try:
+            tournament_start(tournament=tournament)
+            started += 1
+        except ApplicationError:
+            continue  # raced with another starter or a manual start
+    return started
+
+
+@transaction.atomic
+def tournament_pause(*, tournament: Tournament) -> Tournament:
+    """Stop claiming this tournament's queued matches; running ones finish."""
+    return _move(tournament, {TournamentStatus.RUNNING}, TournamentStatus.PAUSED)
+
+
+@transaction.atomic
+def tournament_resume(*, tournament: Tournament) -> Tournament:
+    """Run a paused tournament again and re-send its queued matches."""
+    tournament = _move(tournament, {TournamentStatus.PAUSED}, TournamentStatus.RUNNING)
+    for match in tournament.matches.filter(status=MatchStatus.QUEUED).only("pk"):
+        match_enqueue(match=match)
+    return tournament
+
+
+@transaction.atomic
+def tournament_cancel(*, tournament: Tournament) -> Tournament:
+    """Cancel the tournament and its queued matches; finished results stay (and stay rated)."""
+    allowed = {
+        TournamentStatus.DRAFT,
+        TournamentStatus.SCHEDULED,
+        TournamentStatus.RUNNING,
+        TournamentStatus.PAUSED,
+    }
+    tournament = _move(tournament, allowed, TournamentStatus.CANCELLED)
+    tournament.matches.filter(status=MatchStatus.QUEUED).update(
+        status=MatchStatus.CANCELLED, updated_at=timezone.now()
+    )
+    tournament.finished_at = timezone.now()
+    if tournament.started_at is None:
+        tournament.started_at = tournament.finished_at
+    tournament.save(update_fields=["finished_at", "started_at", "updated_at"])
+    return tournament
+
+
+def _move(tournament: Tournament, allowed: set[str], to: str) -> Tournament:
+    tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
+    if tournament.status not in allowed:
+        raise ApplicationError(
+            f"a {tournament.status} tournament cannot become {to}", code="conflict", status=409
+        )
+    tournament.status = to
+    tournament.save(update_fields=["status", "updated_at"])
+    return tournament
+
+
+@transaction.atomic
+def tournament_advance(*, tournament_id: int) -> str:
+    """After a match ends: next Swiss round, ladder top-up, or finish when nothing is left."""
+    tournament = Tournament.objects.select_for_update().filter(pk=tournament_id).first()
+    if tournament is None or tournament.status != TournamentStatus.RUNNING:
+        return "idle"
+    open_matches = tournament.matches.exclude(status__in=TERMINAL).count()
+    if tournament.format == TournamentFormat.LADDER and ladder_fill(tournament=tournament):
+        return "ladder"
+    swiss = tournament.format == TournamentFormat.SWISS
+    if swiss and open_matches == 0 and _next_swiss_round(tournament):
+        return "swiss-round"
+    if open_matches == 0:
+        tournament.status = TournamentStatus.FINISHED
+        tournament.finished_at = timezone.now()
+        tournament.save(update_fields=["status", "finished_at", "updated_at"])
+        return "finished"
+    return "running"
+
+
+def _next_swiss_round(tournament: Tournament) -> bool:
+    played_rounds = tournament.matches.values("round").distinct().count()
+    if played_rounds >= tournament.rounds:
+        return False
+    from tournaments.selectors.tournaments import swiss_points
+
+    points = swiss_points(tournament=tournament)
+    history = {frozenset(seats) for seats in _tables(tournament)}
+    fixtures = formats.swiss_round(
+        sorted(points.items()), tournament.table_size, played_rounds, tournament.seed, history
+    )
+    _create_matches(tournament, fixtures)
+    return True
+
+
+def _tables(tournament: Tournament) -> list[list[int]]:
+    tables: dict[int, list[int]] = {}
+    for match_id, bot_id in MatchSeat.objects.filter(match__tournament=tournament).values_list(
+        "match_id", "bot_id"
+    ):
+        tables.setdefault(match_id, []).append(bot_id)
+    return list(tables.values())
+
+
+def ladder_fill(*, tournament: Tournament) -> int:
+    """Keep ``LADDER_IN_FLIGHT`` ladder matches queued or running; return how many were added."""
+    budget = tournament.rounds * tournament.entries.count() // tournament.table_size
+    made = tournament.matches.count()
+    in_flight = tournament.matches.exclude(status__in=TERMINAL).count()
+    wanted = min(LADDER_IN_FLIGHT - in_flight, budget - made)
+    if wanted <= 0:
+        return 0
+    busy = set(
+        MatchSeat.objects.filter(match__tournament=tournament)
+        .exclude(match__status__in=TERMINAL)
+        .values_list("bot_id", flat=True)
+    )
+    games = dict(
+        TournamentEntry.objects.filter(tournament=tournament)
+        .annotate(n=Count("bot__seats", filter=Q(bot__seats__match__tournament=tournament)))
+        .values_list("bot_id", "n")
+    )
+    ratings = {
+        r.bot_id: r
+        for r in Rating.objects.filter(variant_id=tournament.variant_id, bot_id__in=games)
+    }
+    rng = random.Random(formats.fixture_seed(tournament.seed, "ladder", made))
+    fixtures = []
+    for i in range(wanted):
+        free = [
+            formats.LadderBot(
+                id=b,
+                games=n,
+                mu=getattr(ratings.get(b), "mu", 25.0),
+                sigma=getattr(ratings.get(b), "sigma", 25.0 / 3),
+            )
+            for b, n in sorted(games.items())
+            if b not in busy
+        ]
+        if len(free) < tournament.table_size:
+            break
+        seats = formats.ladder_pick(free, tournament.table_size, rng)
+        busy.update(seats)
+        fixtures.append(
+            formats.Fixture(
+                round=made + i,
+                table=0,
+                seats=seats,
+                seed=formats.fixture_seed(tournament.seed, "ladder", made + i),
+            )
+        )
+    return _create_matches(tournament, fixtures)
