@@ -84,3 +84,75 @@ def scripted_bot_server() -> Iterator[str]:
 def loopback_allowed(settings) -> None:
     """Let bots live on loopback, as in development."""
     settings.BOT_ALLOW_LOOPBACK = True
+
+
+class ExampleBots:
+    """Reference players served over real HTTP on loopback, as registered bots would be."""
+
+    def __init__(self, players: tuple[str, ...] = ("heuristic", "random")) -> None:
+        import asyncio
+
+        self.players = players
+        self.urls: dict[str, str] = {}
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._runners: list = []
+
+    def __enter__(self) -> ExampleBots:
+        import asyncio
+
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(timeout=10)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        import asyncio
+
+        asyncio.run_coroutine_threadsafe(self._stop(), self._loop).result(timeout=10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=10)
+
+    async def _start(self) -> None:
+        from aiohttp import web
+
+        from arena.botserver import make_app
+
+        for name in self.players:
+            runner = web.AppRunner(make_app(name, seed=7), access_log=None)
+            await runner.setup()
+            site = web.TCPSite(runner, "127.0.0.1", 0)
+            await site.start()
+            port = site._server.sockets[0].getsockname()[1]
+            self.urls[name] = f"http://127.0.0.1:{port}"
+            self._runners.append(runner)
+
+    async def _stop(self) -> None:
+        for runner in self._runners:
+            await runner.cleanup()
+
+
+@pytest.fixture(scope="session")
+def example_bots() -> Iterator[ExampleBots]:
+    """Start the heuristic and random example bots once for the session."""
+    with ExampleBots() as bots:
+        yield bots
+
+
+@pytest.fixture
+def playing_bots(make_bot, owner, example_bots, loopback_allowed):
+    """Make ``n`` active bots served by the example bots (alternating players)."""
+
+    def make(n: int, players: tuple[str, ...] = ("heuristic", "random")) -> list:
+        bots = []
+        for i in range(n):
+            player = players[i % len(players)]
+            bots.append(
+                make_bot(
+                    owner,
+                    endpoint_url=f"{example_bots.urls[player]}/b{i}",
+                    status="active",
+                )
+            )
+        return bots
+
+    return make

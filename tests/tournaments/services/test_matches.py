@@ -1,0 +1,146 @@
+"""Running matches against real HTTP bots: claim once, record once, retry, sweep."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from engine import verify_replay
+from tournaments.models import Match, MatchSeat, MatchStatus, Replay, SeatFault, Tournament
+from tournaments.services.matches import (
+    claim_token,
+    match_claim,
+    match_create,
+    match_fail_attempt,
+    match_heartbeat,
+    match_play,
+    match_record_outcome,
+    match_run,
+    match_sweep_stuck,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def short_variant(db):
+    from tests.conftest import _make_user
+    from tournaments.services.variants import variant_create
+
+    creator = _make_user("variant-maker", is_staff=True)
+    return variant_create(
+        user=creator,
+        name="short-oh-hell",
+        base="oh-hell",
+        options={"max_cards": 3, "order": "down"},
+    )
+
+
+@pytest.fixture
+def queued(playing_bots, short_variant):
+    bots = playing_bots(4)
+    return match_create(
+        variant_id=short_variant.pk, bot_ids=[b.pk for b in bots], seed=11, time_limit_ms=500
+    )
+
+
+def test_a_queued_match_is_played_and_recorded_with_its_replay(queued):
+    assert match_run(match_id=queued.pk) == "recorded"
+    queued.refresh_from_db()
+    assert queued.status == MatchStatus.FINISHED and queued.attempts == 1
+    seats = list(MatchSeat.objects.filter(match=queued).order_by("seat"))
+    replay = Replay.objects.get(match=queued).data
+    assert verify_replay(replay)["finished"] is True
+    assert [s.score for s in seats] == replay["totals"]
+    assert [s.rank for s in seats] == replay["ranks"]
+    assert all(s.bids_total == 3 and s.faults == 0 for s in seats)
+    assert not SeatFault.objects.exists()
+
+
+def test_a_match_is_claimed_by_one_attempt_only(queued):
+    first, second = claim_token(), claim_token()
+    assert match_claim(match_id=queued.pk, token=first)
+    assert not match_claim(match_id=queued.pk, token=second)
+    assert match_run(match_id=queued.pk) == "not-claimable"
+
+
+def test_a_second_delivery_of_a_recorded_match_changes_nothing(queued):
+    match_run(match_id=queued.pk)
+    before = list(MatchSeat.objects.filter(match=queued).values_list("score", flat=True))
+    assert match_run(match_id=queued.pk) == "not-claimable"
+    assert Replay.objects.filter(match=queued).count() == 1
+    assert list(MatchSeat.objects.filter(match=queued).values_list("score", flat=True)) == before
+
+
+def test_a_worker_that_lost_its_claim_cannot_record(queued):
+    token = claim_token()
+    assert match_claim(match_id=queued.pk, token=token)
+    outcome = match_play(match_id=queued.pk)
+    Match.objects.filter(pk=queued.pk).update(heartbeat_at=timezone.now() - timedelta(hours=1))
+    assert match_sweep_stuck(stale_after=timedelta(seconds=30))["requeued"] == 1
+    assert not match_heartbeat(match_id=queued.pk, token=token)
+    assert match_record_outcome(match_id=queued.pk, token=token, outcome=outcome) is False
+    queued.refresh_from_db()
+    assert queued.status == MatchStatus.QUEUED
+    assert not Replay.objects.filter(match=queued).exists()
+    assert match_run(match_id=queued.pk) == "recorded"
+
+
+def test_a_platform_failure_is_retried_then_marked_failed_and_not_blamed_on_bots(queued):
+    for attempt in range(1, queued.max_attempts + 1):
+        token = claim_token()
+        assert match_claim(match_id=queued.pk, token=token)
+        status = match_fail_attempt(match_id=queued.pk, token=token, error="broker went away")
+        expected = MatchStatus.FAILED if attempt == queued.max_attempts else MatchStatus.QUEUED
+        assert status == expected
+    queued.refresh_from_db()
+    assert queued.status == MatchStatus.FAILED and "broker" in queued.error
+    assert not match_claim(match_id=queued.pk, token=claim_token())
+    assert MatchSeat.objects.filter(match=queued, faults__gt=0).count() == 0
+
+
+def test_a_bot_that_breaks_the_protocol_gets_faults_recorded_and_ranks_last(
+    playing_bots, short_variant, make_bot, owner, scripted_bot_server
+):
+    good = playing_bots(3)
+    broken = make_bot(owner, endpoint_url=f"{scripted_bot_server}/not-json", status="active")
+    match = match_create(
+        variant_id=short_variant.pk,
+        bot_ids=[broken.pk, *(b.pk for b in good)],
+        seed=5,
+        time_limit_ms=300,
+    )
+    assert match_run(match_id=match.pk) == "recorded"
+    seat = MatchSeat.objects.get(match=match, bot=broken)
+    fault = SeatFault.objects.get(seat=seat)
+    assert fault.kind == "not_json" and fault.count == seat.faults and fault.sample
+    assert seat.disqualified
+    others = MatchSeat.objects.filter(match=match).exclude(bot=broken)
+    assert all(s.faults == 0 and not s.disqualified for s in others)
+
+
+def test_a_match_of_a_paused_tournament_is_not_claimed(queued, organiser, short_variant):
+    tournament = Tournament.objects.create(
+        name="paused",
+        organiser=organiser,
+        variant=short_variant,
+        format="round_robin",
+        status="paused",
+    )
+    Match.objects.filter(pk=queued.pk).update(tournament=tournament)
+    assert not match_claim(match_id=queued.pk, token=claim_token())
+
+
+def test_the_sweeper_requeues_a_silent_match_and_fails_it_when_out_of_attempts(queued):
+    Match.objects.filter(pk=queued.pk).update(max_attempts=1)
+    assert match_claim(match_id=queued.pk, token=claim_token())
+    Match.objects.filter(pk=queued.pk).update(heartbeat_at=timezone.now() - timedelta(hours=1))
+    assert match_sweep_stuck(stale_after=timedelta(seconds=30)) == {
+        "requeued": 0,
+        "failed": 1,
+        "resent": 0,
+    }
+    queued.refresh_from_db()
+    assert queued.status == MatchStatus.FAILED

@@ -1,0 +1,167 @@
+"""TrueSkill ratings: checked against the trueskill package, applied once, recomputed exactly."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+import trueskill
+from django.utils import timezone
+
+from tournaments.models import Match, MatchSeat, MatchStatus, Rating, RatingHistory
+from tournaments.rating_math import RatingParams
+from tournaments.selectors.ratings import leaderboard, rating_on
+from tournaments.services.ratings import ratings_apply_pending, ratings_recompute
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def bots(make_bot, owner):
+    return [make_bot(owner, status="active") for _ in range(5)]
+
+
+@pytest.fixture
+def finished(oh_hell):
+    """Create a finished match with the given (bot, score[, disqualified]) per seat."""
+    clock = iter(range(1, 10_000))
+
+    def make(rows, status=MatchStatus.FINISHED, variant=None):
+        when = timezone.now() - timedelta(days=1) + timedelta(minutes=next(clock))
+        match = Match.objects.create(
+            variant=variant or oh_hell, status=status, finished_at=when, started_at=when
+        )
+        for seat, row in enumerate(rows):
+            bot, score, *dq = row
+            MatchSeat.objects.create(
+                match=match,
+                seat=seat,
+                bot=bot,
+                score=score,
+                rank=1,
+                disqualified=bool(dq and dq[0]),
+            )
+        return match
+
+    return make
+
+
+def _package_env() -> trueskill.TrueSkill:
+    p = RatingParams()
+    return trueskill.TrueSkill(
+        mu=p.mu, sigma=p.sigma, beta=p.beta, tau=p.tau, draw_probability=p.draw_probability
+    )
+
+
+def test_updates_equal_the_trueskill_package_on_hand_made_results_with_ties(bots, finished):
+    a, b, c, d, e = bots
+    tables = [
+        [(a, 50), (b, 40), (c, 40), (d, 10)],  # b and c tie: a draw between them
+        [(e, 30), (a, 30), (c, 20)],
+        [(d, 70), (c, 60), (b, 50), (a, 40), (e, 30)],
+    ]
+    for table in tables:
+        finished(table)
+    assert ratings_apply_pending() == 3
+
+    env = _package_env()
+    expected = {bot.pk: env.create_rating() for bot in bots}
+    for table in tables:
+        scores = [score for _, score in table]
+        ranks = [1 + sum(other > s for other in scores) for s in scores]
+        groups = [(expected[bot.pk],) for bot, _ in table]
+        for (bot, _), (new,) in zip(table, env.rate(groups, ranks=ranks), strict=True):
+            expected[bot.pk] = new
+    for bot in bots:
+        rating = Rating.objects.get(bot=bot)
+        assert rating.mu == pytest.approx(expected[bot.pk].mu, abs=1e-9)
+        assert rating.sigma == pytest.approx(expected[bot.pk].sigma, abs=1e-9)
+        assert rating.conservative == pytest.approx(rating.mu - 3 * rating.sigma)
+
+
+def test_a_disqualified_bot_ranks_last_whatever_its_score(bots, finished):
+    a, b, c, _, _ = bots
+    finished([(a, 90, True), (b, 10), (c, 20)])
+    ratings_apply_pending()
+    env = _package_env()
+    r = env.create_rating()
+    (ra,), (rb,), (rc,) = env.rate([(r,), (r,), (r,)], ranks=[3, 2, 1])
+    assert Rating.objects.get(bot=a).mu == pytest.approx(ra.mu)
+    assert Rating.objects.get(bot=c).mu == pytest.approx(rc.mu)
+    assert Rating.objects.get(bot=a).mu < Rating.objects.get(bot=b).mu
+
+
+def test_each_match_is_rated_once_however_often_the_update_runs(bots, finished):
+    for i in range(4):
+        finished([(bots[i], 10 * i), (bots[i + 1], 5), (bots[(i + 2) % 5], 7)])
+    assert ratings_apply_pending() == 4
+    snapshot = list(Rating.objects.order_by("bot_id").values_list("mu", "sigma", "matches"))
+    assert ratings_apply_pending() == 0
+    assert ratings_apply_pending() == 0
+    assert list(Rating.objects.order_by("bot_id").values_list("mu", "sigma", "matches")) == snapshot
+    assert RatingHistory.objects.count() == 12
+    sequences = sorted(Match.objects.values_list("rating_sequence", flat=True))
+    assert sequences == [1, 2, 3, 4]
+
+
+def test_failed_and_unfinished_matches_are_never_rated(bots, finished):
+    finished([(bots[0], 10), (bots[1], 5), (bots[2], 1)], status=MatchStatus.FAILED)
+    finished([(bots[0], 10), (bots[1], 5), (bots[2], 1)], status=MatchStatus.CANCELLED)
+    assert ratings_apply_pending() == 0
+    assert not Rating.objects.exists()
+
+
+def test_a_recompute_from_stored_results_gives_identical_numbers(bots, finished):
+    for i in range(12):
+        table = [(bots[(i + k) % 5], (i * 7 + k * 13) % 40) for k in range(3 + i % 3)]
+        finished(table)
+    ratings_apply_pending()
+    before = list(Rating.objects.order_by("bot_id").values_list("bot_id", "mu", "sigma", "matches"))
+    history = list(
+        RatingHistory.objects.order_by("sequence", "bot_id").values_list(
+            "bot_id", "sequence", "mu_before", "mu_after", "sigma_after"
+        )
+    )
+    seen = []
+    assert ratings_recompute(progress=lambda done, total: seen.append((done, total))) == 12
+    assert seen[-1] == (12, 12)
+    after = list(Rating.objects.order_by("bot_id").values_list("bot_id", "mu", "sigma", "matches"))
+    assert after == before
+    assert (
+        list(
+            RatingHistory.objects.order_by("sequence", "bot_id").values_list(
+                "bot_id", "sequence", "mu_before", "mu_after", "sigma_after"
+            )
+        )
+        == history
+    )
+
+
+def test_the_rating_on_a_date_is_the_one_after_the_last_match_before_it(bots, finished):
+    first = finished([(bots[0], 10), (bots[1], 5), (bots[2], 1)])
+    second = finished([(bots[0], 1), (bots[1], 5), (bots[2], 10)])
+    ratings_apply_pending()
+    variant = first.variant
+    between = first.finished_at + timedelta(seconds=1)
+    assert (
+        rating_on(bot_id=bots[0].pk, variant=variant, when=first.finished_at - timedelta(1)) is None
+    )
+    at_first = rating_on(bot_id=bots[0].pk, variant=variant, when=between)
+    at_second = rating_on(bot_id=bots[0].pk, variant=variant, when=second.finished_at)
+    assert at_first["match"] == first.pk and at_second["match"] == second.pk
+    assert at_first["mu"] > at_second["mu"]
+
+
+def test_the_leaderboard_orders_by_conservative_rating_and_can_hide_provisional(
+    bots, finished, settings
+):
+    settings.RATING_PROVISIONAL_MATCHES = 2
+    finished([(bots[0], 30), (bots[1], 20), (bots[2], 10)])
+    finished([(bots[0], 30), (bots[1], 20), (bots[3], 10)])
+    ratings_apply_pending()
+    board = list(leaderboard(variant=Match.objects.first().variant))
+    values = [r.conservative for r in board]
+    assert values == sorted(values, reverse=True)
+    assert board[0].bot == bots[0]
+    established = list(leaderboard(variant=board[0].variant, include_provisional=False))
+    assert {r.bot for r in established} == {bots[0], bots[1]}
