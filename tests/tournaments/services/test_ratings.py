@@ -85,7 +85,7 @@ def test_a_disqualified_bot_ranks_last_whatever_its_score(bots, finished):
     ratings_apply_pending()
     env = _package_env()
     r = env.create_rating()
-    (ra,), (rb,), (rc,) = env.rate([(r,), (r,), (r,)], ranks=[3, 2, 1])
+    (ra,), (_rb,), (rc,) = env.rate([(r,), (r,), (r,)], ranks=[3, 2, 1])
     assert Rating.objects.get(bot=a).mu == pytest.approx(ra.mu)
     assert Rating.objects.get(bot=c).mu == pytest.approx(rc.mu)
     assert Rating.objects.get(bot=a).mu < Rating.objects.get(bot=b).mu
