@@ -135,6 +135,8 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=60)
 }
+# Workers of one deployment share a queue name; tests give theirs a private one.
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "ohhell")
 CELERY_TASK_SERIALIZER = CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_EXPIRES = 3600

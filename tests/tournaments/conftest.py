@@ -113,12 +113,23 @@ class ExampleBots:
         self._thread.join(timeout=10)
 
     async def _start(self) -> None:
+        import asyncio
+
         from aiohttp import web
 
         from arena.botserver import make_app
 
+        @web.middleware
+        async def slow_paths(request, handler):
+            # Paths under /slow/ think for a while, so a match lasts long enough to interrupt.
+            if request.path.startswith("/slow/"):
+                await asyncio.sleep(0.15)
+            return await handler(request)
+
         for name in self.players:
-            runner = web.AppRunner(make_app(name, seed=7), access_log=None)
+            app = make_app(name, seed=7)
+            app.middlewares.append(slow_paths)
+            runner = web.AppRunner(app, access_log=None)
             await runner.setup()
             site = web.TCPSite(runner, "127.0.0.1", 0)
             await site.start()
