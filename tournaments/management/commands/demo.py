@@ -1,0 +1,89 @@
+"""Run the demo end to end, then serve the dashboard: the README's first command calls this."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+
+from tournaments.demo import BotHost, register_roster, start_tournament
+from tournaments.models import TournamentStatus
+from tournaments.selectors.ratings import is_provisional, leaderboard
+from tournaments.selectors.tournaments import tournament_progress
+
+
+class Command(BaseCommand):
+    help = (
+        "Start reference bots over HTTP, register and verify them, play a round robin through "
+        "the worker path, print the leaderboard, then serve the dashboard."
+    )
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--variant", default="oh-hell", help="preset to play")
+        parser.add_argument("--rounds", type=int, default=8, help="matches per bot, at least")
+        parser.add_argument("--port", type=int, default=8000, help="port of the dashboard")
+        parser.add_argument("--no-serve", action="store_true", help="stop after the leaderboard")
+        parser.add_argument("--timeout", type=int, default=900, help="seconds to wait for play")
+
+    def handle(self, *args, **options) -> None:
+        say = self.stdout.write
+        # In-process tasks would log every task; the progress lines say enough.
+        logging.getLogger("celery").setLevel(logging.WARNING)
+        call_command("migrate", verbosity=0, interactive=False)
+        call_command("seed_presets", verbosity=0)
+        # The demo's bots live on loopback; only this process (and workers started for the
+        # demo with BOT_ALLOW_LOOPBACK=1) may call them.
+        settings.BOT_ALLOW_LOOPBACK = True
+        host = BotHost().start()
+        say("Reference bots answering over HTTP:")
+        bots = register_roster(host.urls, say)
+        if len(bots) < 4:
+            raise CommandError("fewer than four demo bots passed verification")
+        mode = "Celery workers" if settings.REDIS_URL else "in-process tasks"
+        say(f"Playing a round robin of {options['variant']} through {mode} ...")
+        tournament = start_tournament(
+            bots, variant_name=options["variant"], rounds=options["rounds"]
+        )
+        self._wait(tournament, options["timeout"])
+        self._print_leaderboard(tournament)
+        if options["no_serve"]:
+            host.stop()
+            return
+        port = options["port"]
+        say(
+            f"\nDashboard: http://127.0.0.1:{port}/  (tournament: "
+            f"http://127.0.0.1:{port}/tournaments/{tournament.pk}/, API: "
+            f"http://127.0.0.1:{port}/api/, admin: http://127.0.0.1:{port}/admin/)"
+        )
+        call_command("runserver", f"127.0.0.1:{port}", use_reloader=False)
+
+    def _wait(self, tournament, timeout: int) -> None:
+        deadline = time.monotonic() + timeout
+        last = None
+        while True:
+            tournament.refresh_from_db()
+            progress = tournament_progress(tournament=tournament)
+            line = f"  {progress.done}/{progress.total} matches done, {progress.running} running"
+            if line != last:
+                self.stdout.write(line)
+                last = line
+            if tournament.status == TournamentStatus.FINISHED:
+                return
+            if time.monotonic() > deadline:
+                raise CommandError("the tournament did not finish in time; is a worker running?")
+            time.sleep(0.5)
+
+    def _print_leaderboard(self, tournament) -> None:
+        from tournaments.services.ratings import ratings_apply_pending
+
+        ratings_apply_pending()  # in case the last update is still on its way
+        self.stdout.write(f"\nLeaderboard of {tournament.variant.name} (mu - 3 sigma):")
+        for place, rating in enumerate(leaderboard(variant=tournament.variant), start=1):
+            mark = " (provisional)" if is_provisional(rating) else ""
+            self.stdout.write(
+                f"  {place:>2}. {rating.bot.name:<18} {rating.conservative:6.2f}  "
+                f"(mu {rating.mu:5.2f}, sigma {rating.sigma:4.2f}, {rating.matches} matches){mark}"
+            )
