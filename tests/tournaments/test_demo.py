@@ -1,0 +1,30 @@
+"""The README's first command: the demo plays a tournament end to end on embedded defaults."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_demo_plays_a_round_robin_and_prints_a_leaderboard_on_embedded_defaults(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'demo.sqlite3'}"
+    result = subprocess.run(
+        [sys.executable, "manage.py", "demo", "--no-serve", "--rounds", "1"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    out = result.stdout
+    assert "through in-process tasks" in out
+    assert "hello ok, active" in out and "FAILED" not in out
+    board = out.split("Leaderboard of oh-hell")[1].strip().splitlines()[1:]
+    assert len(board) == 6
+    assert "embedded defaults" in result.stderr
