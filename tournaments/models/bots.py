@@ -65,6 +65,9 @@ class Bot(models.Model):
             models.CheckConstraint(condition=~models.Q(secret=""), name="bot_secret_not_empty"),
         ]
         indexes = [
+            # The list is paged in name order: an index lets PostgreSQL read one page, not sort all.
+            models.Index(fields=["name"], name="bot_name_idx"),
+            models.Index(fields=["created_at"], name="bot_created_at_idx"),
             models.Index(fields=["status", "name"], name="bot_status_name_idx"),
             models.Index(fields=["owner", "name"], name="bot_owner_name_idx"),
         ]
