@@ -6,7 +6,6 @@ from django.db.models import QuerySet
 
 from tournaments.models import Bot, BotHealthCheck
 
-
 LIST_FIELDS = (
     "id",
     "name",
