@@ -3,8 +3,18 @@
 from __future__ import annotations
 
 import django_filters
+from django import forms
 
-from tournaments.models import Bot, BotStatus, Variant
+from tournaments.models import (
+    Bot,
+    BotStatus,
+    Match,
+    MatchStatus,
+    Tournament,
+    TournamentFormat,
+    TournamentStatus,
+    Variant,
+)
 
 
 class BotFilter(django_filters.FilterSet):
@@ -32,3 +42,38 @@ class VariantFilter(django_filters.FilterSet):
     class Meta:
         model = Variant
         fields = ["name", "base", "is_preset"]
+
+
+class IdFilter(django_filters.NumberFilter):
+    """A row id: a whole number in the database's range, never a decimal."""
+
+    field_class = forms.IntegerField
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("min_value", 1)
+        kwargs.setdefault("max_value", 2**63 - 1)
+        super().__init__(*args, **kwargs)
+
+
+class TournamentFilter(django_filters.FilterSet):
+    name = django_filters.CharFilter(lookup_expr="icontains")
+    status = django_filters.ChoiceFilter(choices=TournamentStatus.choices)
+    format = django_filters.ChoiceFilter(choices=TournamentFormat.choices)
+    variant = django_filters.CharFilter(field_name="variant__name", lookup_expr="iexact")
+    organiser = django_filters.CharFilter(field_name="organiser__username", lookup_expr="iexact")
+
+    class Meta:
+        model = Tournament
+        fields = ["name", "status", "format", "variant", "organiser"]
+
+
+class MatchFilter(django_filters.FilterSet):
+    tournament = IdFilter(field_name="tournament_id")
+    variant = django_filters.CharFilter(field_name="variant__name", lookup_expr="iexact")
+    status = django_filters.ChoiceFilter(choices=MatchStatus.choices)
+    bot = IdFilter(field_name="seats__bot_id", label="a bot that sat at the table")
+    rated = django_filters.BooleanFilter()
+
+    class Meta:
+        model = Match
+        fields = ["tournament", "variant", "status", "bot", "rated"]

@@ -7,6 +7,15 @@ from rest_framework.routers import DefaultRouter
 from tournaments.api.views_api import not_found
 from tournaments.api.views_auth import MeView, SignUpView, TokenView
 from tournaments.api.views_bots import BotViewSet
+from tournaments.api.views_matches import MatchViewSet
+from tournaments.api.views_ratings import (
+    BotRatingHistoryView,
+    BotRatingsView,
+    LeaderboardView,
+    RecomputeDetailView,
+    RecomputeView,
+)
+from tournaments.api.views_tournaments import TournamentViewSet
 from tournaments.api.views_variants import VariantViewSet
 
 
@@ -20,6 +29,8 @@ class Router(DefaultRouter):
                 "signup": "auth-signup",
                 "token": "auth-token",
                 "me": "auth-me",
+                "leaderboard": "leaderboard",
+                "ratings-recompute": "ratings-recompute",
                 "schema": "schema",
                 "docs": "docs",
                 "redoc": "redoc",
@@ -31,6 +42,8 @@ class Router(DefaultRouter):
 router = Router()
 router.register("bots", BotViewSet, basename="bot")
 router.register("variants", VariantViewSet, basename="variant")
+router.register("tournaments", TournamentViewSet, basename="tournament")
+router.register("matches", MatchViewSet, basename="match")
 
 urlpatterns = [
     path("auth/signup/", SignUpView.as_view(), name="auth-signup"),
@@ -39,6 +52,17 @@ urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
+    path("leaderboard/", LeaderboardView.as_view(), name="leaderboard"),
+    path("bots/<int:pk>/ratings/", BotRatingsView.as_view(), name="bot-ratings"),
+    path(
+        "bots/<int:pk>/rating-history/", BotRatingHistoryView.as_view(), name="bot-rating-history"
+    ),
+    path("ratings/recompute/", RecomputeView.as_view(), name="ratings-recompute"),
+    path(
+        "ratings/recompute/<int:pk>/",
+        RecomputeDetailView.as_view(),
+        name="ratings-recompute-detail",
+    ),
     path("", include(router.urls)),
     # Anything else under /api/ is a JSON 404, whether DEBUG is on or not.
     re_path(r"^.*$", not_found),

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import QuerySet
+from django.db.models import Count, Max, QuerySet
 
 from tournaments.models import Rating, RatingHistory, RatingRecompute, RecomputeStatus, Variant
 from tournaments.services.ratings import recompute_progress_key
@@ -26,12 +26,51 @@ def is_provisional(rating: Rating) -> bool:
     return rating.matches < settings.RATING_PROVISIONAL_MATCHES
 
 
-def rating_history(*, bot_id: int, variant: Variant | None = None) -> QuerySet[RatingHistory]:
-    """Every update of a bot's rating, oldest first."""
+def rating_history(
+    *, bot_id: int, variant: Variant | None = None, until: datetime | None = None
+) -> QuerySet[RatingHistory]:
+    """Every update of a bot's rating (up to ``until`` when given), oldest first."""
     rows = RatingHistory.objects.filter(bot_id=bot_id).select_related("variant")
     if variant is not None:
         rows = rows.filter(variant=variant)
+    if until is not None:
+        rows = rows.filter(at__lte=until)
     return rows.order_by("variant_id", "sequence")
+
+
+def bot_ratings(*, bot_id: int) -> QuerySet[Rating]:
+    """A bot's current rating in every variant it has played, by variant name."""
+    return Rating.objects.filter(bot_id=bot_id).select_related("variant").order_by("variant__name")
+
+
+def bot_ratings_on(*, bot_id: int, when: datetime) -> list[dict[str, Any]]:
+    """A bot's rating in every variant as it stood at ``when``, in two queries."""
+    latest = (
+        RatingHistory.objects.filter(bot_id=bot_id, at__lte=when)
+        .values("variant_id")
+        .annotate(last=Max("sequence"), n=Count("pk"))
+        .order_by()
+    )
+    counts = {row["last"]: row["n"] for row in latest}
+    rows = RatingHistory.objects.filter(bot_id=bot_id, sequence__in=counts).select_related(
+        "variant"
+    )
+    return sorted(
+        (
+            {
+                "variant": row.variant.name,
+                "mu": row.mu_after,
+                "sigma": row.sigma_after,
+                "conservative": row.mu_after - 3 * row.sigma_after,
+                "matches": counts[row.sequence],
+                "provisional": counts[row.sequence] < settings.RATING_PROVISIONAL_MATCHES,
+                "as_of": row.at,
+                "match": row.match_id,
+            }
+            for row in rows
+        ),
+        key=lambda r: r["variant"],
+    )
 
 
 def rating_on(*, bot_id: int, variant: Variant, when: datetime) -> dict[str, Any] | None:

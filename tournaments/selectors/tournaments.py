@@ -7,11 +7,56 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db.models import Avg, Count, F, Max, Min, Q, Sum
+from django.db.models import (
+    Avg,
+    Count,
+    F,
+    IntegerField,
+    Max,
+    Min,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+    Value,
+)
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from tournaments.formats import DuplicateResult, duplicate_differences
-from tournaments.models import Match, MatchSeat, MatchStatus, Tournament
+from tournaments.models import Match, MatchSeat, MatchStatus, Tournament, TournamentEntry
+
+
+def _count_of(model, **filters) -> Coalesce:
+    """A subquery counting the tournament's related rows: no join, so no row explosion."""
+    rows = (
+        model.objects.filter(tournament=OuterRef("pk"), **filters)
+        .order_by()
+        .values("tournament")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return Coalesce(Subquery(rows, output_field=IntegerField()), Value(0))
+
+
+def tournament_list() -> QuerySet[Tournament]:
+    """Tournaments with variant, organiser and entry and match counts, for lists of any size."""
+    return Tournament.objects.select_related("variant", "organiser").annotate(
+        entry_count=_count_of(TournamentEntry),
+        match_count=_count_of(Match),
+        matches_done=_count_of(
+            Match,
+            status__in=[MatchStatus.FINISHED, MatchStatus.FAILED, MatchStatus.CANCELLED],
+        ),
+    )
+
+
+def tournament_detail_list() -> QuerySet[Tournament]:
+    """Tournaments with their entered bots loaded, for showing one in full."""
+    entries = TournamentEntry.objects.select_related("bot").order_by("bot__name")
+    return tournament_list().prefetch_related(Prefetch("entries", queryset=entries))
 
 
 @dataclass
@@ -184,7 +229,9 @@ def _add_duplicate_scores(
     """Compare results deal by deal within each duplicate group (the luck of the cards cancels)."""
     results = []
     matches = (
-        Match.objects.filter(tournament=tournament, status=MatchStatus.FINISHED)
+        Match.objects.filter(
+            tournament=tournament, status=MatchStatus.FINISHED, replay__isnull=False
+        )
         .exclude(duplicate_group="")
         .select_related("replay")
     )

@@ -27,6 +27,7 @@ from arena.match import MatchOutcome, play_match
 from arena.seats import HttpSeat
 from arena.transport import BotClient
 from engine.variant import Variant as EngineVariant
+from tournaments.errors import ApplicationError
 from tournaments.models import Match, MatchSeat, MatchStatus, Replay, SeatFault, TournamentStatus
 from tournaments.netpolicy import bot_network_policy
 
@@ -256,6 +257,42 @@ def match_run(*, match_id: int, token: str | None = None) -> str:
         return match_fail_attempt(match_id=match_id, token=token, error=repr(exc)) or "lost-claim"
     recorded = match_record_outcome(match_id=match_id, token=token, outcome=outcome)
     return "recorded" if recorded else "lost-claim"
+
+
+@transaction.atomic
+def match_retry(*, match: Match) -> Match:
+    """Queue a failed match again with fresh attempts, once staff have dealt with the cause."""
+    match = Match.objects.select_for_update().select_related("tournament").get(pk=match.pk)
+    if match.status != MatchStatus.FAILED:
+        raise ApplicationError(
+            f"only a failed match can be retried; match {match.pk} is {match.status}",
+            code="conflict",
+            status=409,
+        )
+    if match.tournament is not None and match.tournament.status == TournamentStatus.CANCELLED:
+        raise ApplicationError(
+            f"match {match.pk} belongs to a cancelled tournament", code="conflict", status=409
+        )
+    match.status = MatchStatus.QUEUED
+    match.attempts = 0
+    match.error = ""
+    match.claimed_by = ""
+    match.claimed_at = match.heartbeat_at = match.started_at = match.finished_at = None
+    match.save(
+        update_fields=[
+            "status",
+            "attempts",
+            "error",
+            "claimed_by",
+            "claimed_at",
+            "heartbeat_at",
+            "started_at",
+            "finished_at",
+            "updated_at",
+        ]
+    )
+    match_enqueue(match=match)
+    return match
 
 
 def match_create(

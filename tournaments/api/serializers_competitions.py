@@ -1,0 +1,337 @@
+"""Input validation and output shapes for tournaments, matches and ratings; no business rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from tournaments.api.serializers import StrictCharField
+from tournaments.models import (
+    Match,
+    MatchSeat,
+    Rating,
+    RatingHistory,
+    SeatFault,
+    Tournament,
+    TournamentFormat,
+    Variant,
+)
+from tournaments.services.tournaments import MAX_ENTRIES
+
+MAX_ID = 2**63 - 1
+MAX_ROUNDS = 1000
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """An integer field that refuses strings, floats and booleans instead of converting them."""
+
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+@extend_schema_field(
+    {"oneOf": [{"type": "integer"}, {"type": "string"}], "description": "variant id or name"}
+)
+class VariantRefField(serializers.Field):
+    """A variant given by id or by name (case-insensitive)."""
+
+    default_error_messages = {
+        "invalid": "Give a variant id or name.",
+        "unknown": "No variant {value!r}.",
+    }
+
+    def to_internal_value(self, data: Any) -> Variant:
+        if isinstance(data, bool) or not isinstance(data, int | str) or data == "":
+            self.fail("invalid")
+        variant = variant_by_ref(data)
+        if variant is None:
+            self.fail("unknown", value=data)
+        return variant
+
+    def to_representation(self, value: Variant) -> str:
+        return value.name
+
+
+def variant_by_ref(ref: int | str) -> Variant | None:
+    """Find a variant by id or name; None when there is none."""
+    if isinstance(ref, str) and len(ref) > 64:
+        return None
+    if isinstance(ref, int) or ref.isdigit():
+        number = int(ref)
+        return Variant.objects.filter(pk=number).first() if 0 < number <= MAX_ID else None
+    return Variant.objects.filter(name__iexact=ref).first()
+
+
+class TournamentInput(serializers.Serializer):
+    name = StrictCharField(max_length=100)
+    description = StrictCharField(max_length=1000, required=False, allow_blank=True, default="")
+    variant = VariantRefField()
+    format = serializers.ChoiceField(choices=TournamentFormat.choices)
+    bots = serializers.ListField(
+        child=StrictIntegerField(min_value=1, max_value=MAX_ID),
+        min_length=1,
+        max_length=MAX_ENTRIES,
+    )
+    table_size = StrictIntegerField(min_value=3, max_value=8, default=4)
+    time_limit_ms = StrictIntegerField(min_value=10, max_value=120_000, default=1000)
+    rounds = StrictIntegerField(min_value=1, max_value=MAX_ROUNDS, default=1)
+    start_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
+    seed = StrictIntegerField(min_value=0, max_value=MAX_ID, required=False)
+
+
+class ProgressOutput(serializers.Serializer):
+    total = serializers.IntegerField()
+    finished = serializers.IntegerField()
+    running = serializers.IntegerField()
+    queued = serializers.IntegerField()
+    failed = serializers.IntegerField()
+    cancelled = serializers.IntegerField()
+    done = serializers.IntegerField()
+    percent = serializers.FloatField()
+    estimated_finish = serializers.DateTimeField(allow_null=True)
+
+
+class TournamentOutput(serializers.ModelSerializer):
+    """A tournament in a list: counts come from the list query's annotations."""
+
+    variant = serializers.CharField(source="variant.name")
+    organiser = serializers.CharField(source="organiser.username")
+    entries = serializers.IntegerField(source="entry_count")
+    matches = serializers.IntegerField(source="match_count")
+    matches_done = serializers.IntegerField()
+
+    class Meta:
+        model = Tournament
+        fields = [
+            "id",
+            "name",
+            "description",
+            "variant",
+            "format",
+            "status",
+            "organiser",
+            "table_size",
+            "time_limit_ms",
+            "rounds",
+            "seed",
+            "start_at",
+            "started_at",
+            "finished_at",
+            "created_at",
+            "entries",
+            "matches",
+            "matches_done",
+        ]
+
+
+class EntryOutput(serializers.Serializer):
+    id = serializers.IntegerField(source="bot.id")
+    name = serializers.CharField(source="bot.name")
+    status = serializers.CharField(source="bot.status")
+
+
+class TournamentDetailOutput(TournamentOutput):
+    """A tournament in full: its entered bots and its progress."""
+
+    bots = EntryOutput(source="entries", many=True)
+    progress = serializers.SerializerMethodField()
+
+    class Meta(TournamentOutput.Meta):
+        fields = [*TournamentOutput.Meta.fields, "bots", "progress"]
+
+    @extend_schema_field(ProgressOutput)
+    def get_progress(self, tournament: Tournament) -> dict[str, Any]:
+        return self.context["progress"]
+
+
+class StandingOutput(serializers.Serializer):
+    place = serializers.IntegerField()
+    bot = serializers.IntegerField()
+    bot_name = serializers.CharField()
+    matches = serializers.IntegerField()
+    total_score = serializers.IntegerField()
+    average_score = serializers.FloatField(allow_null=True)
+    average_rank = serializers.FloatField(allow_null=True)
+    exact_bid_rate = serializers.FloatField(allow_null=True)
+    faults = serializers.IntegerField()
+    wins = serializers.IntegerField()
+    duplicate_score = serializers.FloatField(allow_null=True)
+    head_to_head = serializers.DictField(
+        child=serializers.ListField(child=serializers.IntegerField()),
+        help_text="opponent id -> [matches ahead, level, behind]",
+    )
+
+
+class StandingsOutput(serializers.Serializer):
+    standings = StandingOutput(many=True)
+    winners = serializers.ListField(child=serializers.IntegerField())
+    tie_for_first = serializers.BooleanField()
+    final = serializers.BooleanField()
+
+
+class SeatOutput(serializers.ModelSerializer):
+    """A seat in a match list: who sat there and how it went."""
+
+    bot = serializers.IntegerField(source="bot_id")
+    bot_name = serializers.CharField(source="bot.name")
+
+    class Meta:
+        model = MatchSeat
+        fields = ["seat", "bot", "bot_name", "score", "rank", "faults", "disqualified"]
+
+
+class FaultOutput(serializers.ModelSerializer):
+    class Meta:
+        model = SeatFault
+        fields = ["kind", "count", "sample", "latency_ms"]
+
+
+class SeatDetailOutput(SeatOutput):
+    exact_bid_rate = serializers.FloatField(allow_null=True)
+    fault_records = FaultOutput(many=True)
+
+    class Meta(SeatOutput.Meta):
+        fields = [
+            *SeatOutput.Meta.fields,
+            "bids_exact",
+            "bids_total",
+            "exact_bid_rate",
+            "fault_records",
+        ]
+
+
+class MatchOutput(serializers.ModelSerializer):
+    variant = serializers.CharField(source="variant.name")
+    tournament = serializers.IntegerField(source="tournament_id", allow_null=True)
+    has_replay = serializers.BooleanField()
+    seats = SeatOutput(many=True)
+
+    class Meta:
+        model = Match
+        fields = [
+            "id",
+            "tournament",
+            "variant",
+            "round",
+            "duplicate_group",
+            "seed",
+            "status",
+            "attempts",
+            "max_attempts",
+            "rated",
+            "started_at",
+            "finished_at",
+            "created_at",
+            "has_replay",
+            "seats",
+        ]
+
+
+class MatchDetailOutput(MatchOutput):
+    seats = SeatDetailOutput(many=True)
+
+    class Meta(MatchOutput.Meta):
+        fields = [*MatchOutput.Meta.fields, "time_limit_ms", "error", "rating_sequence"]
+
+
+class LeaderboardQuery(serializers.Serializer):
+    variant = VariantRefField()
+    include_provisional = serializers.BooleanField(default=True)
+
+
+class LeaderboardRowOutput(serializers.ModelSerializer):
+    rank = serializers.IntegerField()
+    bot = serializers.IntegerField(source="bot_id")
+    bot_name = serializers.CharField(source="bot.name")
+    owner = serializers.CharField(source="bot.owner.username")
+    provisional = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Rating
+        fields = [
+            "rank",
+            "bot",
+            "bot_name",
+            "owner",
+            "mu",
+            "sigma",
+            "conservative",
+            "matches",
+            "provisional",
+            "updated_at",
+        ]
+
+    def get_provisional(self, rating: Rating) -> bool:
+        return rating.matches < settings.RATING_PROVISIONAL_MATCHES
+
+
+class BotRatingsQuery(serializers.Serializer):
+    at = serializers.DateTimeField(required=False, allow_null=True, default=None)
+
+
+class RatingHistoryQuery(BotRatingsQuery):
+    variant = VariantRefField(required=False, allow_null=True, default=None)
+
+
+class BotRatingOutput(serializers.Serializer):
+    """A bot's rating in one variant: now, or as it stood at the asked time."""
+
+    variant = serializers.CharField()
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField()
+    conservative = serializers.FloatField()
+    matches = serializers.IntegerField()
+    provisional = serializers.BooleanField()
+    as_of = serializers.DateTimeField(help_text="when the rating last changed")
+    match = serializers.IntegerField(
+        allow_null=True, help_text="the match of the last update (with ?at= only)"
+    )
+
+    @staticmethod
+    def from_rating(rating: Rating) -> dict[str, Any]:
+        """Shape a current rating like a rating on a date."""
+        return {
+            "variant": rating.variant.name,
+            "mu": rating.mu,
+            "sigma": rating.sigma,
+            "conservative": rating.conservative,
+            "matches": rating.matches,
+            "provisional": rating.matches < settings.RATING_PROVISIONAL_MATCHES,
+            "as_of": rating.updated_at,
+            "match": None,
+        }
+
+
+class RatingHistoryOutput(serializers.ModelSerializer):
+    variant = serializers.CharField(source="variant.name")
+    match = serializers.IntegerField(source="match_id")
+
+    class Meta:
+        model = RatingHistory
+        fields = [
+            "match",
+            "variant",
+            "sequence",
+            "at",
+            "mu_before",
+            "sigma_before",
+            "mu_after",
+            "sigma_after",
+        ]
+
+
+class RecomputeOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.CharField()
+    done = serializers.IntegerField()
+    total = serializers.IntegerField()
+    percent = serializers.FloatField()
+    error = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)

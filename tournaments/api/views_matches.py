@@ -1,0 +1,52 @@
+"""Match endpoints: list, show one with per-seat results and faults, download the replay."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import exceptions, mixins, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from tournaments.api.filters import MatchFilter
+from tournaments.api.serializers_competitions import MatchDetailOutput, MatchOutput
+from tournaments.models import Match
+from tournaments.selectors.matches import match_detail_list, match_list, match_replay
+
+
+class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Matches: anyone may browse results, faults and replays."""
+
+    filterset_class = MatchFilter
+    ordering_fields = ["created_at", "finished_at", "id", "round"]
+    ordering = ["-created_at", "-id"]
+    lookup_value_regex = r"[0-9]+"
+
+    def get_queryset(self) -> QuerySet[Match]:
+        if self.action == "list":
+            return match_list()
+        if self.action == "retrieve":
+            return match_detail_list()
+        return Match.objects.all()
+
+    def get_serializer_class(self):
+        return MatchDetailOutput if self.action == "retrieve" else MatchOutput
+
+    @extend_schema(
+        responses={
+            200: OpenApiResponse(OpenApiTypes.OBJECT, description="the replay, as a JSON download"),
+            404: OpenApiResponse(description="no such match, or no replay yet"),
+        }
+    )
+    @action(detail=True, methods=["get"])
+    def replay(self, request: Request, pk: str | None = None) -> Response:
+        """Download the match's replay: every deal, bid and card, enough to replay the game."""
+        match = self.get_object()
+        replay = match_replay(match=match)
+        if replay is None:
+            raise exceptions.NotFound(f"Match {match.pk} has no replay yet ({match.status}).")
+        filename = f"ohhell-match-{match.pk}.json"
+        headers = {"Content-Disposition": f'attachment; filename="{filename}"'}
+        return Response(replay.data, headers=headers)

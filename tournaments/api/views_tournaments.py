@@ -1,0 +1,149 @@
+"""Tournament endpoints: create, list, show, control, progress, standings and fixtures."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.db.models import QuerySet
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, permissions, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from tournaments.api.filters import TournamentFilter
+from tournaments.api.permissions import IsOrganiserOrReadOnly
+from tournaments.api.serializers_competitions import (
+    MatchOutput,
+    ProgressOutput,
+    StandingsOutput,
+    TournamentDetailOutput,
+    TournamentInput,
+    TournamentOutput,
+)
+from tournaments.models import Tournament
+from tournaments.selectors.matches import tournament_fixtures
+from tournaments.selectors.tournaments import (
+    tournament_detail_list,
+    tournament_list,
+    tournament_progress,
+    tournament_standings,
+)
+from tournaments.services.tournaments import (
+    tournament_cancel,
+    tournament_create,
+    tournament_pause,
+    tournament_resume,
+    tournament_start,
+)
+
+
+class IsTournamentOrganiserOrReadOnly(permissions.BasePermission):
+    """Anyone may read; only the tournament's organiser, or staff, may control it."""
+
+    message = "Only the tournament's organiser or staff may control it."
+
+    def has_object_permission(self, request, view, obj: Tournament) -> bool:
+        if request.method in permissions.SAFE_METHODS:
+            return True
+        return bool(request.user.is_staff or obj.organiser_id == request.user.pk)
+
+
+class _NoFormatOverride:
+    URL_FORMAT_OVERRIDE = None
+
+
+class FormatIsAFilterNegotiation(DefaultContentNegotiation):
+    """Leave ``?format=`` to the tournament filter instead of reading it as a response format."""
+
+    settings = _NoFormatOverride
+
+
+class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Tournaments. Anyone may browse; staff and organisers create; their organiser controls one."""
+
+    permission_classes = [IsOrganiserOrReadOnly, IsTournamentOrganiserOrReadOnly]
+    filterset_class = TournamentFilter
+    ordering_fields = ["created_at", "name", "start_at", "started_at", "status"]
+    ordering = ["-created_at", "-id"]
+    lookup_value_regex = r"[0-9]+"
+    throttle_scope = "writes"
+    content_negotiation_class = FormatIsAFilterNegotiation
+
+    def get_queryset(self) -> QuerySet[Tournament]:
+        # Everything but the list loads one plain row; _detail loads the full picture.
+        return tournament_list() if self.action == "list" else Tournament.objects.all()
+
+    def get_serializer_class(self):
+        return TournamentOutput if self.action == "list" else TournamentDetailOutput
+
+    def _detail(self, pk: int, *, status_code: int = status.HTTP_200_OK) -> Response:
+        tournament = tournament_detail_list().get(pk=pk)
+        progress = tournament_progress(tournament=tournament).to_dict()
+        context = {**self.get_serializer_context(), "progress": progress}
+        return Response(
+            TournamentDetailOutput(tournament, context=context).data, status=status_code
+        )
+
+    def retrieve(self, request: Request, pk: str | None = None) -> Response:
+        """Show a tournament with its entries and progress."""
+        return self._detail(self.get_object().pk)
+
+    @extend_schema(request=TournamentInput, responses={201: TournamentDetailOutput})
+    def create(self, request: Request) -> Response:
+        """Create a tournament (staff or organisers); scheduled when start_at is given."""
+        data = TournamentInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        fields = dict(data.validated_data)
+        tournament = tournament_create(organiser=request.user, bot_ids=fields.pop("bots"), **fields)
+        return self._detail(tournament.pk, status_code=status.HTTP_201_CREATED)
+
+    def _control(self, service: Callable[..., Tournament]) -> Response:
+        tournament = service(tournament=self.get_object())
+        return self._detail(tournament.pk)
+
+    @extend_schema(request=None, responses=TournamentDetailOutput)
+    @action(detail=True, methods=["post"])
+    def start(self, request: Request, pk: str | None = None) -> Response:
+        """Generate the fixtures and queue them (organiser or staff; 409 unless draft/scheduled)."""
+        return self._control(tournament_start)
+
+    @extend_schema(request=None, responses=TournamentDetailOutput)
+    @action(detail=True, methods=["post"])
+    def pause(self, request: Request, pk: str | None = None) -> Response:
+        """Stop starting this tournament's matches (organiser or staff; 409 unless running)."""
+        return self._control(tournament_pause)
+
+    @extend_schema(request=None, responses=TournamentDetailOutput)
+    @action(detail=True, methods=["post"])
+    def resume(self, request: Request, pk: str | None = None) -> Response:
+        """Run a paused tournament again (organiser or staff; 409 unless paused)."""
+        return self._control(tournament_resume)
+
+    @extend_schema(request=None, responses=TournamentDetailOutput)
+    @action(detail=True, methods=["post"])
+    def cancel(self, request: Request, pk: str | None = None) -> Response:
+        """Cancel the tournament and its queued matches (organiser or staff; 409 when ended)."""
+        return self._control(tournament_cancel)
+
+    @extend_schema(responses=ProgressOutput)
+    @action(detail=True, methods=["get"])
+    def progress(self, request: Request, pk: str | None = None) -> Response:
+        """Matches done, running, queued and failed out of the total, with an estimated finish."""
+        progress = tournament_progress(tournament=self.get_object())
+        return Response(ProgressOutput(progress.to_dict()).data)
+
+    @extend_schema(responses=StandingsOutput)
+    @action(detail=True, methods=["get"])
+    def standings(self, request: Request, pk: str | None = None) -> Response:
+        """Standings from the finished matches, with the winners and whether first place is tied."""
+        return Response(tournament_standings(tournament=self.get_object()))
+
+    @extend_schema(responses=MatchOutput(many=True), filters=False)
+    @action(detail=True, methods=["get"], filterset_class=None, ordering_fields=[])
+    def fixtures(self, request: Request, pk: str | None = None) -> Response:
+        """The tournament's matches with their seats and status, by round, a page at a time."""
+        matches = tournament_fixtures(tournament=self.get_object())
+        page = self.paginate_queryset(matches)
+        return self.get_paginated_response(MatchOutput(page, many=True).data)
