@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from arena.faults import BotFault
 from arena.limits import Limits
 from arena.protocol import (
+    STABLE_KEYS,
     decision_message,
     fallback_bid,
     fallback_card,
@@ -24,6 +25,7 @@ from arena.protocol import (
     parse_card,
     result_message,
 )
+from arena.wire import FragmentCache
 from engine.game import Game
 from engine.scoring import shared_ranks
 from engine.variant import Variant
@@ -168,6 +170,9 @@ class MatchRunner:
         self.limits = limits
         self.match_id = match_id
         self.stats = [SeatStats() for _ in seats]
+        # Every request repeats the variant, the schedule and the public history: encode
+        # each once, not on every call.
+        self._fragments = FragmentCache(STABLE_KEYS)
 
     async def run(self) -> MatchOutcome:
         """Play the match to the end and return its outcome."""
@@ -205,8 +210,10 @@ class MatchRunner:
         if to_act is not None:
             observation["to_act"] = to_act
         time_limit_ms = self.limits.time_limit_for(kind)
-        message = decision_message(
-            kind, observation, legal, match_id=self.match_id, time_limit_ms=time_limit_ms
+        message = self._fragments.wrap(
+            decision_message(
+                kind, observation, legal, match_id=self.match_id, time_limit_ms=time_limit_ms
+            )
         )
         latency_ms: float | None = None
         try:

@@ -32,7 +32,6 @@ from arena.faults import (
     BotTimeout,
     BotWrongShapeError,
     ClientClosedError,
-    RequestEncodingError,
     make_sample,
 )
 from arena.limits import Limits
@@ -44,6 +43,7 @@ from arena.netpolicy import (
     policy_socket_factory,
 )
 from arena.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, Signer
+from arena.wire import encode_message
 
 PROTOCOL = "ohhell/1"
 USER_AGENT = "ohhell-arena/1"
@@ -67,17 +67,8 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-# Built once: json.dumps and json.loads build a new coder per call when given options.
-_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+# Built once: json.loads builds a new decoder per call when given options.
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
-
-
-def encode_message(message: Mapping[str, Any]) -> bytes:
-    """Serialise a request compactly; the bytes sent are the bytes signed."""
-    try:
-        return _ENCODER.encode(message).encode()
-    except (TypeError, ValueError) as exc:
-        raise RequestEncodingError(f"request is not JSON-serialisable: {exc}") from exc
 
 
 def decode_answer(body: bytes, latency_ms: float) -> dict[str, Any]:

@@ -6,12 +6,16 @@ and the seed never enter it. Under closed bidding other bids stay hidden until a
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from engine.cards import CARD_NAMES, card_names
 
 if TYPE_CHECKING:
     from engine.game import Game
+    from engine.variant import Variant
+
+_card_name = CARD_NAMES.__getitem__
 
 
 def observe(game: Game, seat: int) -> dict[str, Any]:
@@ -20,15 +24,18 @@ def observe(game: Game, seat: int) -> dict[str, Any]:
         raise ValueError(f"seat must be 0..{game.players - 1}, not {seat!r}")
     n = game.players
     v = game.variant
-    deal = game.deals[-1]
-    all_bid = all(b >= 0 for b in deal.bids)
+    deals = game.deals
+    deal = deals[-1]
+    bids = deal.bids
+    all_bid = min(bids) >= 0  # a seat yet to bid holds -1
+    played = list(map(_card_name, deal.plays))
     return {
-        "variant": v.to_dict(),
+        "variant": dict(_variant_dict(v)),
         "players": n,
         "seat": seat,
         "phase": game.phase,
         "to_act": game.to_act,
-        "deal": len(game.deals),
+        "deal": len(deals),
         "deals": None if v.target_score is not None else len(game.schedule),
         "schedule": list(game.schedule),
         "dealer": deal.dealer,
@@ -40,17 +47,23 @@ def observe(game: Game, seat: int) -> dict[str, Any]:
         "trump_card_holder": deal.dealer
         if v.trump == "dealer_last_card" and deal.trump_card >= 0
         else None,
-        "bids": _visible_bids(deal.bids, seat, v.bidding == "closed" and not all_bid),
+        "bids": _visible_bids(bids, seat, v.bidding == "closed" and not all_bid),
         "over_under": _over_under(deal) if v.announce_over_under and all_bid else None,
-        "tricks": _tricks(deal, n),
-        "trick": _current_trick(deal, n),
+        "tricks": _tricks(deal, played, n),
+        "trick": _current_trick(deal, played, n),
         "tricks_won": list(deal.tricks_won),
         "scores": list(game.totals),
         "history": [
             {"bids": list(d.bids), "tricks_won": list(d.tricks_won), "scores": list(d.scores)}
-            for d in game.deals[: game.finished_deals()]
+            for d in deals[: game.finished_deals()]
         ],
     }
+
+
+@lru_cache(maxsize=256)
+def _variant_dict(variant: Variant) -> dict[str, Any]:
+    # A variant is immutable, so its dict form is built once; callers get a copy.
+    return variant.to_dict()
 
 
 def _suit(trump: int) -> str | None:
@@ -68,19 +81,17 @@ def _over_under(deal: Any) -> str:
     return "under" if total < deal.hand_size else "even"
 
 
-def _tricks(deal: Any, n: int) -> list[dict[str, Any]]:
+def _tricks(deal: Any, played: list[str], n: int) -> list[dict[str, Any]]:
     return [
-        {
-            "leader": leader,
-            "cards": [CARD_NAMES[c] for c in deal.plays[t * n : (t + 1) * n]],
-            "winner": winner,
-        }
-        for t, (leader, winner) in enumerate(zip(deal.leaders, deal.winners, strict=False))
+        {"leader": leader, "cards": played[t : t + n], "winner": winner}
+        for t, leader, winner in zip(
+            range(0, len(played), n), deal.leaders, deal.winners, strict=False
+        )
     ]
 
 
-def _current_trick(deal: Any, n: int) -> dict[str, Any] | None:
+def _current_trick(deal: Any, played: list[str], n: int) -> dict[str, Any] | None:
     done = len(deal.winners)
     if len(deal.leaders) == done:
         return None
-    return {"leader": deal.leaders[-1], "cards": [CARD_NAMES[c] for c in deal.plays[done * n :]]}
+    return {"leader": deal.leaders[-1], "cards": played[done * n :]}
