@@ -119,6 +119,7 @@ class RecomputeView(APIView):
     @extend_schema(request=None, responses={202: RecomputeOutput})
     def post(self, request: Request) -> Response:
         """Queue a recompute; one already queued or running is answered instead."""
+        request.data  # noqa: B018 - parsing refuses a malformed body rather than ignore it
         job = ratings_request_recompute(requested_by=request.user)
         return Response(recompute_state(job=job), status=status.HTTP_202_ACCEPTED)
 

@@ -96,6 +96,7 @@ def test_a_wrong_method_is_a_json_405(anonymous_client):
 def test_the_api_root_lists_the_endpoints(anonymous_client):
     body = anonymous_client.get("/api/").json()
     assert {"bots", "variants", "signup", "token", "schema", "docs"} <= set(body)
+    assert {"tournaments", "matches", "leaderboard", "ratings-recompute"} <= set(body)
 
 
 @pytest.mark.parametrize(
@@ -111,7 +112,15 @@ def test_the_api_root_lists_the_endpoints(anonymous_client):
     ],
 )
 def test_odd_query_strings_never_answer_500(anonymous_client, bot, query):
-    for url in ("/api/bots/", "/api/variants/"):
+    for url in (
+        "/api/bots/",
+        "/api/variants/",
+        "/api/tournaments/",
+        "/api/matches/",
+        "/api/leaderboard/",
+        f"/api/bots/{bot.pk}/rating-history/",
+        f"/api/bots/{bot.pk}/ratings/",
+    ):
         response = anonymous_client.get(f"{url}?{query}")
         assert response.status_code in (200, 400, 404), (url, query)
         if response.status_code != 200:

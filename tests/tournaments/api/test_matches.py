@@ -1,0 +1,230 @@
+"""The match endpoints: lists, per-seat results and faults, replay downloads, match_retry."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from tests.tournaments.api.test_bots import error_of
+from tournaments.errors import ApplicationError
+from tournaments.models import (
+    BotStatus,
+    Match,
+    MatchSeat,
+    MatchStatus,
+    Replay,
+    SeatFault,
+    Tournament,
+)
+from tournaments.services.matches import match_retry
+
+
+@pytest.fixture
+def seated(make_bot, owner, oh_hell):
+    """Create a match with the given bots seated in order; finished with scores when given."""
+    players = [make_bot(owner, status=BotStatus.ACTIVE) for _ in range(4)]
+
+    def make(scores=None, *, tournament=None, variant=None, replay=None, **fields):
+        match = Match.objects.create(
+            variant=variant or oh_hell, tournament=tournament, seed=11, **fields
+        )
+        for i, bot in enumerate(players[:3]):
+            MatchSeat.objects.create(match=match, seat=i, bot=bot)
+        if scores is not None:
+            now = timezone.now()
+            for seat, score in zip(match.seats.order_by("seat"), scores, strict=True):
+                seat.score, seat.rank = score, 1 + sum(s > score for s in scores)
+                seat.bids_exact, seat.bids_total = 3, 4
+                seat.save()
+            Match.objects.filter(pk=match.pk).update(
+                status=MatchStatus.FINISHED, started_at=now, finished_at=now
+            )
+        if replay is not None:
+            Replay.objects.create(match=match, data=replay)
+        return Match.objects.get(pk=match.pk)
+
+    make.players = players
+    return make
+
+
+class TestList:
+    def test_anyone_lists_matches_with_their_seats(self, anonymous_client, seated):
+        match = seated([30, 20, 10], replay={"deals": []})
+        seated()
+        body = anonymous_client.get("/api/matches/").json()
+        assert body["count"] == 2
+        row = next(m for m in body["results"] if m["id"] == match.pk)
+        assert row["status"] == "finished" and row["variant"] == "oh-hell"
+        assert row["has_replay"] is True
+        assert [(s["seat"], s["score"], s["rank"]) for s in row["seats"]] == [
+            (0, 30, 1),
+            (1, 20, 2),
+            (2, 10, 3),
+        ]
+        assert row["seats"][0]["bot_name"] == seated.players[0].name
+
+    def test_the_list_filters_by_tournament_variant_status_and_bot(
+        self, anonymous_client, seated, organiser, oh_hell, make_bot, owner
+    ):
+        from tournaments.models import Variant
+
+        cup = Tournament.objects.create(
+            name="cup", organiser=organiser, variant=oh_hell, format="swiss"
+        )
+        in_cup = seated([1, 2, 3], tournament=cup)
+        blackout = seated(variant=Variant.objects.get(name="blackout"))
+        loner = make_bot(owner, status=BotStatus.ACTIVE)
+        solo = Match.objects.create(variant=oh_hell)
+        MatchSeat.objects.create(match=solo, seat=0, bot=loner)
+
+        def ids(query):
+            return {
+                m["id"] for m in anonymous_client.get(f"/api/matches/?{query}").json()["results"]
+            }
+
+        assert ids(f"tournament={cup.pk}") == {in_cup.pk}
+        assert ids("variant=blackout") == {blackout.pk}
+        assert ids("status=finished") == {in_cup.pk}
+        assert ids(f"bot={loner.pk}") == {solo.pk}
+        assert ids(f"bot={seated.players[0].pk}") == {in_cup.pk, blackout.pk}
+        assert ids("ordering=id") == {in_cup.pk, blackout.pk, solo.pk}
+
+    @pytest.mark.parametrize(
+        "query",
+        [
+            "status=sleeping",
+            "tournament=abc",
+            "tournament=1.5",
+            "tournament=99999999999999999999999999",
+            "bot=-1",
+            "bot=1e400",
+            "rated=perhaps",
+            "ordering=secret",
+            "page=0",
+            "page=999",
+            "page_size=-5",
+            "page_size=99999999999",
+            "variant=" + "v" * 5000,
+        ],
+    )
+    def test_odd_query_strings_never_answer_500(self, anonymous_client, seated, query):
+        seated([1, 2, 3])
+        response = anonymous_client.get(f"/api/matches/?{query}")
+        assert response.status_code in (200, 400, 404), (query, response.content[:200])
+        if response.status_code != 200:
+            error_of(response)
+        else:
+            assert len(response.json()["results"]) <= 200
+
+    def test_the_list_makes_the_same_queries_for_5_or_50_matches(self, anonymous_client, seated):
+        for _ in range(5):
+            seated([3, 2, 1], replay={})
+        with CaptureQueriesContext(connection) as few:
+            assert len(anonymous_client.get("/api/matches/").json()["results"]) == 5
+        for _ in range(45):
+            seated([3, 2, 1])
+        with CaptureQueriesContext(connection) as many:
+            assert len(anonymous_client.get("/api/matches/").json()["results"]) == 50
+        assert len(many) == len(few)
+
+
+class TestDetail:
+    def test_a_match_shows_per_seat_results_and_faults(self, anonymous_client, seated):
+        match = seated([30, 20, 10])
+        seat = match.seats.get(seat=1)
+        SeatFault.objects.create(
+            seat=seat, kind="timeout", count=2, sample="no answer in 1000 ms", latency_ms=1001
+        )
+        MatchSeat.objects.filter(pk=seat.pk).update(faults=2, disqualified=True)
+        body = anonymous_client.get(f"/api/matches/{match.pk}/").json()
+        assert body["id"] == match.pk and body["has_replay"] is False
+        second = body["seats"][1]
+        assert second["bot"] == seated.players[1].pk
+        assert second["bot_name"] == seated.players[1].name
+        assert (second["score"], second["rank"], second["disqualified"]) == (20, 2, True)
+        assert (second["bids_exact"], second["bids_total"], second["exact_bid_rate"]) == (
+            3,
+            4,
+            0.75,
+        )
+        assert second["fault_records"] == [
+            {"kind": "timeout", "count": 2, "sample": "no answer in 1000 ms", "latency_ms": 1001}
+        ]
+        assert body["seats"][0]["fault_records"] == []
+
+    @pytest.mark.parametrize("path", ["999999", "99999999999999999999999", "abc", "1.5"])
+    def test_an_unknown_match_is_a_json_404(self, anonymous_client, path):
+        for suffix in ("", "replay/"):
+            response = anonymous_client.get(f"/api/matches/{path}/{suffix}")
+            assert response.status_code == 404
+            error_of(response)
+
+    def test_matches_cannot_be_written_through_the_api(self, staff_client, seated):
+        match = seated()
+        before = Match.objects.values().get(pk=match.pk)
+        assert staff_client.post("/api/matches/", {}, format="json").status_code == 405
+        for method in ("put", "patch", "delete"):
+            response = getattr(staff_client, method)(f"/api/matches/{match.pk}/")
+            assert response.status_code == 405
+            error_of(response)
+        assert Match.objects.values().get(pk=match.pk) == before
+
+
+class TestReplay:
+    def test_the_replay_downloads_as_a_json_attachment(self, anonymous_client, seated):
+        data = {"players": 3, "deals": [{"scores": [1, 2, 3]}]}
+        match = seated([1, 2, 3], replay=data)
+        response = anonymous_client.get(f"/api/matches/{match.pk}/replay/")
+        assert response.status_code == 200
+        assert response["Content-Type"].startswith("application/json")
+        assert response["Content-Disposition"] == (
+            f'attachment; filename="ohhell-match-{match.pk}.json"'
+        )
+        assert json.loads(response.content) == data
+
+    def test_a_match_without_a_replay_yet_is_a_json_404(self, anonymous_client, seated):
+        match = seated()
+        response = anonymous_client.get(f"/api/matches/{match.pk}/replay/")
+        assert response.status_code == 404
+        error = error_of(response)
+        assert error["code"] == "not_found" and "no replay yet" in error["message"]
+        assert "Content-Disposition" not in response
+
+
+class TestRetry:
+    def test_a_failed_match_is_queued_again_with_fresh_attempts(self, seated):
+        match = seated(status=MatchStatus.FAILED, attempts=3, error="broker lost")
+        Match.objects.filter(pk=match.pk).update(finished_at=timezone.now())
+        match_retry(match=match)
+        match.refresh_from_db()
+        assert (match.status, match.attempts, match.error) == (MatchStatus.QUEUED, 0, "")
+        assert match.finished_at is None and match.claimed_by == ""
+
+    @pytest.mark.parametrize("status", ["queued", "running", "cancelled"])
+    def test_only_failed_matches_are_retried(self, seated, status):
+        match = seated(status=status)
+        before = Match.objects.values().get(pk=match.pk)
+        with pytest.raises(ApplicationError, match="only a failed match"):
+            match_retry(match=match)
+        assert Match.objects.values().get(pk=match.pk) == before
+
+    def test_a_finished_match_is_never_retried(self, seated):
+        match = seated([1, 2, 3])
+        with pytest.raises(ApplicationError):
+            match_retry(match=match)
+        assert Match.objects.get(pk=match.pk).status == MatchStatus.FINISHED
+
+    def test_a_failed_match_of_a_cancelled_tournament_stays_failed(
+        self, seated, organiser, oh_hell
+    ):
+        cup = Tournament.objects.create(
+            name="cup", organiser=organiser, variant=oh_hell, format="swiss", status="cancelled"
+        )
+        match = seated(tournament=cup, status=MatchStatus.FAILED, attempts=3)
+        with pytest.raises(ApplicationError, match="cancelled"):
+            match_retry(match=match)
+        assert Match.objects.get(pk=match.pk).status == MatchStatus.FAILED
