@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.contrib.auth.models import User
 
@@ -144,3 +146,12 @@ def test_writes_are_throttled_but_reads_are_not(owner_client, monkeypatch):
     assert codes == [201, 201, 429]
     assert Bot.objects.count() == 2
     assert all(owner_client.get("/api/bots/").status_code == 200 for _ in range(5))
+
+
+def test_a_server_error_under_the_api_is_answered_in_json(rf):
+    from config.urls import handler500
+
+    response = handler500(rf.get("/api/bots/"))
+    assert response.status_code == 500
+    assert json.loads(response.content)["error"]["code"] == "server_error"
+    assert handler500(rf.get("/admin/")).status_code == 500
