@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.contrib import admin, messages
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.urls import reverse
 
+from tournaments.errors import ApplicationError
 from tournaments.models import (
     Bot,
     BotHealthCheck,
@@ -13,13 +17,56 @@ from tournaments.models import (
     MatchSeat,
     Rating,
     RatingHistory,
+    RatingRecompute,
     Replay,
     SeatFault,
     Tournament,
     TournamentEntry,
     Variant,
 )
+from tournaments.selectors.ratings import recompute_state
+from tournaments.selectors.tournaments import tournament_list
 from tournaments.services.bots import bot_disable, bot_enable, bot_verify
+from tournaments.services.matches import match_retry
+from tournaments.services.ratings import ratings_request_recompute
+from tournaments.services.tournaments import (
+    tournament_cancel,
+    tournament_pause,
+    tournament_resume,
+    tournament_start,
+)
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Rows written only by the services: staff look, never edit."""
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+def _apply_each(
+    model_admin: admin.ModelAdmin,
+    request: HttpRequest,
+    rows: QuerySet,
+    call: Callable[[object], object],
+    verb: str,
+) -> None:
+    """Call a service on each selected row, reporting what it refused instead of failing."""
+    done = 0
+    for row in rows:
+        try:
+            call(row)
+            done += 1
+        except ApplicationError as exc:
+            model_admin.message_user(request, f"{row}: {exc.message}", level=messages.WARNING)
+    if done:
+        model_admin.message_user(request, f"{verb} {done} of {len(rows)}.")
 
 
 class HealthCheckInline(admin.TabularInline):
@@ -134,17 +181,47 @@ class TournamentAdmin(admin.ModelAdmin):
         "table_size",
         "start_at",
         "entry_count",
+        "progress",
     ]
     list_filter = ["status", "format", "variant"]
     search_fields = ["name", "organiser__username"]
     list_select_related = ["variant", "organiser"]
-    readonly_fields = ["created_at", "updated_at", "started_at", "finished_at"]
+    readonly_fields = ["created_at", "updated_at", "started_at", "finished_at", "progress"]
     raw_id_fields = ["organiser"]
     inlines = [EntryInline]
+    actions = ["start_tournaments", "pause_tournaments", "resume_tournaments", "cancel_tournaments"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Tournament]:
+        # Counts come from subqueries of the selector, so the list costs the same at any length.
+        return tournament_list()
 
     @admin.display(description="entries")
     def entry_count(self, tournament: Tournament) -> int:
-        return tournament.entries.count()
+        return tournament.entry_count
+
+    @admin.display(description="progress")
+    def progress(self, tournament: Tournament) -> str:
+        total, done = tournament.match_count, tournament.matches_done
+        return f"{done}/{total} ({100 * done // total}%)" if total else "-"
+
+    def _control(self, request: HttpRequest, rows: QuerySet, service, verb: str) -> None:
+        _apply_each(self, request, rows, lambda t: service(tournament=t), verb)
+
+    @admin.action(description="Start the selected tournaments now")
+    def start_tournaments(self, request: HttpRequest, queryset: QuerySet[Tournament]) -> None:
+        self._control(request, queryset, tournament_start, "Started")
+
+    @admin.action(description="Pause the selected tournaments")
+    def pause_tournaments(self, request: HttpRequest, queryset: QuerySet[Tournament]) -> None:
+        self._control(request, queryset, tournament_pause, "Paused")
+
+    @admin.action(description="Resume the selected tournaments")
+    def resume_tournaments(self, request: HttpRequest, queryset: QuerySet[Tournament]) -> None:
+        self._control(request, queryset, tournament_resume, "Resumed")
+
+    @admin.action(description="Cancel the selected tournaments and their queued matches")
+    def cancel_tournaments(self, request: HttpRequest, queryset: QuerySet[Tournament]) -> None:
+        self._control(request, queryset, tournament_cancel, "Cancelled")
 
 
 @admin.register(TournamentEntry)
@@ -159,8 +236,24 @@ class TournamentEntryAdmin(admin.ModelAdmin):
 class SeatInline(admin.TabularInline):
     model = MatchSeat
     extra = 0
-    raw_id_fields = ["bot"]
-    readonly_fields = ["exact_bid_rate"]
+    can_delete = False
+    fields = readonly_fields = [
+        "seat",
+        "bot",
+        "score",
+        "rank",
+        "bids_exact",
+        "bids_total",
+        "exact_bid_rate",
+        "faults",
+        "disqualified",
+    ]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[MatchSeat]:
+        return super().get_queryset(request).select_related("bot")
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
 
 
 @admin.register(Match)
@@ -177,8 +270,13 @@ class MatchAdmin(admin.ModelAdmin):
         "finished_at",
         "duration",
     ]
-    list_filter = ["status", "rated", "variant"]
-    search_fields = ["=id", "tournament__name", "duplicate_group", "claimed_by"]
+    list_filter = [
+        "status",
+        "rated",
+        "variant",
+        ("tournament", admin.RelatedOnlyFieldListFilter),
+    ]
+    search_fields = ["=id", "tournament__name", "duplicate_group", "claimed_by", "error"]
     list_select_related = ["tournament", "variant"]
     readonly_fields = [
         "created_at",
@@ -193,6 +291,11 @@ class MatchAdmin(admin.ModelAdmin):
     ]
     raw_id_fields = ["tournament"]
     inlines = [SeatInline]
+    actions = ["retry_failed_matches"]
+
+    @admin.action(description="Retry the selected failed matches (attempts reset)")
+    def retry_failed_matches(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
+        _apply_each(self, request, queryset, lambda m: match_retry(match=m), "Queued again")
 
     @admin.display(description="duration")
     def duration(self, match: Match) -> str:
@@ -222,7 +325,7 @@ class MatchSeatAdmin(admin.ModelAdmin):
 
 
 @admin.register(SeatFault)
-class SeatFaultAdmin(admin.ModelAdmin):
+class SeatFaultAdmin(ReadOnlyAdmin):
     list_display = ["seat", "kind", "count", "latency_ms", "sample"]
     list_filter = ["kind"]
     search_fields = ["seat__bot__name"]
@@ -231,7 +334,7 @@ class SeatFaultAdmin(admin.ModelAdmin):
 
 
 @admin.register(Replay)
-class ReplayAdmin(admin.ModelAdmin):
+class ReplayAdmin(ReadOnlyAdmin):
     list_display = ["match", "format_version", "created_at"]
     list_filter = ["format_version", "created_at"]
     search_fields = ["=match__id"]
@@ -241,7 +344,7 @@ class ReplayAdmin(admin.ModelAdmin):
 
 
 @admin.register(Rating)
-class RatingAdmin(admin.ModelAdmin):
+class RatingAdmin(ReadOnlyAdmin):
     list_display = ["bot", "variant", "mu", "sigma", "conservative", "matches", "updated_at"]
     list_filter = ["variant"]
     search_fields = ["bot__name"]
@@ -251,7 +354,7 @@ class RatingAdmin(admin.ModelAdmin):
 
 
 @admin.register(RatingHistory)
-class RatingHistoryAdmin(admin.ModelAdmin):
+class RatingHistoryAdmin(ReadOnlyAdmin):
     list_display = [
         "bot",
         "variant",
@@ -264,6 +367,52 @@ class RatingHistoryAdmin(admin.ModelAdmin):
     ]
     list_filter = ["variant"]
     search_fields = ["bot__name", "=match__id"]
-    list_select_related = ["bot", "variant"]
+    list_select_related = ["bot", "variant", "match"]
     raw_id_fields = ["bot", "match"]
     readonly_fields = ["at"]
+
+
+@admin.register(RatingRecompute)
+class RatingRecomputeAdmin(ReadOnlyAdmin):
+    """Recompute jobs; "Add" requests a new one, since a job has nothing to fill in."""
+
+    list_display = ["id", "status", "live_progress", "requested_by", "created_at", "finished_at"]
+    list_filter = ["status", "created_at"]
+    search_fields = ["=id", "requested_by__username", "error"]
+    list_select_related = ["requested_by"]
+    fields = readonly_fields = [
+        "status",
+        "live_progress",
+        "requested_by",
+        "error",
+        "created_at",
+        "started_at",
+        "finished_at",
+    ]
+    actions = ["request_recompute"]
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return request.user.is_staff
+
+    @admin.display(description="progress")
+    def live_progress(self, job: RatingRecompute) -> str:
+        state = recompute_state(job=job)
+        return f"{state['done']}/{state['total']} ({state['percent']}%)"
+
+    def add_view(
+        self, request: HttpRequest, form_url: str = "", extra_context=None
+    ) -> HttpResponse:
+        """Show the empty job form; saving it queues a recompute through the service."""
+        if request.method == "POST":
+            return self._request(request)
+        return super().add_view(request, form_url, extra_context)
+
+    def _request(self, request: HttpRequest) -> HttpResponse:
+        job = ratings_request_recompute(requested_by=request.user)
+        self.message_user(request, f"Recompute {job.pk} is {job.status}.")
+        url = reverse("admin:tournaments_ratingrecompute_change", args=[job.pk])
+        return HttpResponseRedirect(url)
+
+    @admin.action(description="Request a new recompute of every rating")
+    def request_recompute(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse:
+        return self._request(request)

@@ -24,6 +24,7 @@ ALL_MODELS = [
     models.Replay,
     models.Rating,
     models.RatingHistory,
+    models.RatingRecompute,
 ]
 
 
@@ -58,6 +59,7 @@ def populated_again(tournament, make_bot, owner):
         Match.objects.filter(pk=match.pk).update(
             status="finished", finished_at=now, rated=True, rated_at=now, rating_sequence=match.pk
         )
+        models.RatingRecompute.objects.create(status="finished")
         models.RatingHistory.objects.create(
             bot=bot,
             variant=oh_hell,
@@ -83,7 +85,19 @@ def test_every_list_page_renders_with_search_and_filters(admin_client, populated
     assert model_admin.list_display and model_admin.search_fields and model_admin.list_filter
 
 
-@pytest.mark.parametrize("model", [models.Bot, models.MatchSeat, models.SeatFault, models.Rating])
+@pytest.mark.parametrize(
+    "model",
+    [
+        models.Bot,
+        models.MatchSeat,
+        models.SeatFault,
+        models.Rating,
+        models.Tournament,
+        models.Match,
+        models.RatingHistory,
+        models.RatingRecompute,
+    ],
+)
 def test_list_pages_make_the_same_queries_for_more_rows(
     admin_client, populated, make_bot, owner, model
 ):
@@ -145,3 +159,110 @@ def test_non_staff_cannot_reach_the_admin(client, owner):
     client.force_login(owner)
     response = client.get(reverse("admin:tournaments_bot_changelist"))
     assert response.status_code == 302
+
+
+@pytest.fixture
+def cup(organiser, oh_hell, make_bot, owner):
+    from tournaments.services.tournaments import tournament_create
+
+    bots = [make_bot(owner, status=BotStatus.ACTIVE) for _ in range(3)]
+    return tournament_create(
+        organiser=organiser,
+        name="cup",
+        variant=oh_hell,
+        format="round_robin",
+        bot_ids=[b.pk for b in bots],
+        table_size=3,
+    )
+
+
+def test_the_tournament_list_shows_progress(admin_client, cup):
+    tournament_admin = admin.site._registry[Tournament]
+    row = tournament_admin.get_queryset(None).get(pk=cup.pk)
+    assert tournament_admin.progress(row) == "-"
+    assert tournament_admin.entry_count(row) == 3
+    admin_client.post(
+        reverse("admin:tournaments_tournament_changelist"),
+        {"action": "start_tournaments", "_selected_action": [cup.pk]},
+    )
+    row = tournament_admin.get_queryset(None).get(pk=cup.pk)
+    assert tournament_admin.progress(row) == "0/1 (0%)"
+
+
+def test_staff_start_pause_resume_and_cancel_tournaments_from_the_list(admin_client, cup):
+    url = reverse("admin:tournaments_tournament_changelist")
+
+    def act(action):
+        response = admin_client.post(
+            url, {"action": action, "_selected_action": [cup.pk]}, follow=True
+        )
+        cup.refresh_from_db()
+        return [str(m) for m in response.context["messages"]]
+
+    assert act("start_tournaments") == ["Started 1 of 1."] and cup.status == "running"
+    assert Match.objects.filter(tournament=cup, status="queued").count() == 1
+    assert act("pause_tournaments") == ["Paused 1 of 1."] and cup.status == "paused"
+    assert act("resume_tournaments") == ["Resumed 1 of 1."] and cup.status == "running"
+    assert act("cancel_tournaments") == ["Cancelled 1 of 1."] and cup.status == "cancelled"
+    messages = act("start_tournaments")
+    assert cup.status == "cancelled"
+    assert messages == ["cup: a cancelled tournament cannot be started"]
+
+
+def test_staff_retry_failed_matches_and_other_matches_are_left_alone(admin_client, oh_hell):
+    failed = Match.objects.create(variant=oh_hell, status="failed", attempts=3, error="lost")
+    finished = Match.objects.create(variant=oh_hell, status="finished", finished_at=timezone.now())
+    response = admin_client.post(
+        reverse("admin:tournaments_match_changelist"),
+        {"action": "retry_failed_matches", "_selected_action": [failed.pk, finished.pk]},
+        follow=True,
+    )
+    messages = [str(m) for m in response.context["messages"]]
+    assert "Queued again 1 of 2." in messages
+    assert any("only a failed match" in m for m in messages)
+    failed.refresh_from_db()
+    assert (failed.status, failed.attempts, failed.error) == ("queued", 0, "")
+    assert Match.objects.get(pk=finished.pk).status == "finished"
+
+
+def test_match_seats_are_shown_read_only(admin_client, populated):
+    match = Match.objects.first()
+    url = reverse("admin:tournaments_match_change", args=[match.pk])
+    response = admin_client.get(url)
+    assert response.status_code == 200
+    assert b'name="seats-0-score"' not in response.content
+
+
+@pytest.mark.parametrize(
+    "model", [models.Rating, models.RatingHistory, models.Replay, models.SeatFault]
+)
+def test_results_and_ratings_are_read_only(admin_client, populated, model):
+    row = model.objects.first()
+    before = model.objects.count()
+    change = reverse(f"admin:tournaments_{model._meta.model_name}_change", args=[row.pk])
+    delete = reverse(f"admin:tournaments_{model._meta.model_name}_delete", args=[row.pk])
+    add = reverse(f"admin:tournaments_{model._meta.model_name}_add")
+    assert admin_client.post(change, {}).status_code == 403
+    assert admin_client.post(delete, {"post": "yes"}).status_code == 403
+    assert admin_client.get(add).status_code == 403
+    assert model.objects.count() == before
+
+
+def test_staff_request_a_recompute_from_the_admin(admin_client, staff):
+    add = reverse("admin:tournaments_ratingrecompute_add")
+    assert admin_client.get(add).status_code == 200
+    response = admin_client.post(add, {})
+    job = models.RatingRecompute.objects.get()
+    assert response.status_code == 302
+    assert response["Location"] == reverse(
+        "admin:tournaments_ratingrecompute_change", args=[job.pk]
+    )
+    assert (job.status, job.requested_by) == ("queued", staff)
+    admin_client.post(add, {})
+    assert models.RatingRecompute.objects.count() == 1
+    admin_client.post(
+        reverse("admin:tournaments_ratingrecompute_changelist"),
+        {"action": "request_recompute", "_selected_action": [job.pk]},
+    )
+    assert models.RatingRecompute.objects.count() == 1
+    assert admin.site._registry[models.RatingRecompute].live_progress(job) == "0/0 (0.0%)"
