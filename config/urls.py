@@ -1,17 +1,16 @@
-"""Top-level routes: the API under /api/, the admin under /admin/."""
+"""Top-level routes: the API under /api/, the admin under /admin/, the dashboard at the root."""
 
 from django.contrib import admin
 from django.http import HttpRequest, HttpResponse
 from django.urls import include, path
 from django.views import defaults
-from django.views.generic import RedirectView
 
 from tournaments.api.bodies import json_error
 
 urlpatterns = [
-    path("", RedirectView.as_view(url="/api/", permanent=False)),
     path("admin/", admin.site.urls),
     path("api/", include("tournaments.api.urls")),
+    path("", include("tournaments.dashboard.urls")),
 ]
 
 

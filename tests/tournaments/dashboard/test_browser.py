@@ -1,0 +1,185 @@
+"""The dashboard in a real browser: Debian's Chromium, driven by Playwright, on the live server."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import User
+
+from tests.tournaments.dashboard.world import World, build_world, play_and_record
+from tournaments.models import Rating, Replay
+
+# The live server runs in a thread of this process while Playwright's sync API holds an event
+# loop; Django would otherwise refuse database calls from the test thread.
+os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+SCREENSHOTS = Path(__file__).resolve().parents[3] / "artifacts" / "screenshots"
+
+pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    """One headless Chromium for the whole session."""
+    if not CHROMIUM.exists():
+        pytest.fail(
+            "The browser tests need Debian's Chromium at /usr/bin/chromium: install it with "
+            "`apt-get update && apt-get install -y chromium` "
+            "(Playwright cannot download its own browsers here).",
+            pytrace=False,
+        )
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, live_server) -> Iterator[object]:
+    """A fresh page on the live server that fails the test on a script error or a missing file."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=live_server.url)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on(
+        "response",
+        lambda r: (
+            errors.append(f"{r.status} {r.url}")
+            if r.status >= 400 and r.request.resource_type != "document"
+            else None
+        ),
+    )
+    yield page
+    context.close()
+    assert not errors, f"errors in the page: {errors}"
+
+
+@pytest.fixture
+def world(transactional_db) -> World:
+    """A running tournament with 8 bots, 12 finished and rated matches and 4 queued."""
+    owners = [
+        User.objects.create_user(username=name, password="a-long-test-passphrase-42")
+        for name in ("ada", "brian")
+    ]
+    return build_world(owners=owners)
+
+
+def shoot(page, name: str) -> None:
+    """Save a full-page screenshot as a test artefact."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+
+
+def test_the_leaderboard_lists_bots_in_rating_order(page, world):
+    page.goto(f"/leaderboard/{world.variant.name}/")
+    shown = page.locator("table.leaderboard tbody .bot-name").all_inner_texts()
+    expected = list(
+        Rating.objects.filter(variant=world.variant)
+        .order_by("-conservative", "bot__name")
+        .values_list("bot__name", flat=True)
+    )
+    assert shown == expected and len(shown) == len(world.bots)
+    ratings = [float(t) for t in page.locator("td.rating").all_inner_texts()]
+    assert ratings == sorted(ratings, reverse=True)
+    shoot(page, "leaderboard")
+
+
+def test_the_progress_bar_advances_while_matches_finish_without_a_reload(page, world):
+    page.goto(f"/tournaments/{world.tournament.pk}/")
+    page.evaluate("window.loadedOnce = true")
+    bar = page.locator("#progress-bar")
+    values = [bar.evaluate("el => el.value")]
+    assert values[0] == len(world.finished)
+    for match in world.queued[:2]:
+        play_and_record(match)
+        page.wait_for_function(
+            f"document.getElementById('progress-bar').value > {values[-1]}", timeout=10_000
+        )
+        values.append(bar.evaluate("el => el.value"))
+    assert values == [len(world.finished), len(world.finished) + 1, len(world.finished) + 2]
+    assert page.evaluate("window.loadedOnce") is True  # the same page, never reloaded
+    assert page.locator('[data-field="finished"]').inner_text() == str(values[-1])
+    assert page.locator(".live-note").is_visible()
+    shoot(page, "tournament")
+
+
+def test_the_replay_viewer_steps_through_every_trick_of_a_deal_and_names_each_winner(page, world):
+    match = world.finished[1]
+    replay = Replay.objects.get(match=match).data
+    names = [s.bot.name for s in match.seats.select_related("bot").order_by("seat")]
+    page.goto(f"/matches/{match.pk}/")
+    viewer = page.locator("#replay")
+    viewer.focus()
+    for number in (1, 2):
+        deal = replay["deals"][number - 1]
+        assert viewer.get_attribute("data-deal") == str(number)
+        assert viewer.get_attribute("data-trick") == "0"
+        for k, trick in enumerate(deal["tricks"], start=1):
+            page.keyboard.press("ArrowRight")
+            assert viewer.get_attribute("data-trick") == str(k)
+            winner = page.locator(".trick-winner")
+            assert winner.get_attribute("data-winner") == str(trick["winner"])
+            assert winner.inner_text() == f"Won by {names[trick['winner']]}"
+            shown = page.locator(".trick-info .card").evaluate_all(
+                "cards => cards.map(c => c.dataset.card)"
+            )
+            assert shown == trick["cards"]
+            won = page.locator(".seat.won").get_attribute("data-seat")
+            assert won == str(trick["winner"])
+            if number == 1 and k == 2:
+                shoot(page, "match-replay")
+        page.keyboard.press("ArrowRight")  # past the last trick: the next deal begins
+    page.keyboard.press("End")
+    assert viewer.get_attribute("data-deal") == str(len(replay["deals"]))
+    page.keyboard.press("Home")
+    assert (viewer.get_attribute("data-deal"), viewer.get_attribute("data-trick")) == ("1", "0")
+    page.keyboard.press("PageDown")
+    assert viewer.get_attribute("data-deal") == "2"
+    page.keyboard.press("ArrowUp")
+    assert viewer.get_attribute("data-deal") == "1"
+    page.select_option('[data-act="speed"]', "400")
+    page.keyboard.press(" ")
+    page.wait_for_function("document.getElementById('replay').dataset.trick >= '2'", timeout=5000)
+    page.keyboard.press(" ")
+    assert viewer.get_attribute("data-playing") == "false"
+
+
+def test_a_bot_page_draws_its_rating_chart(page, world):
+    bot = world.bots[0]
+    page.goto(f"/bots/{bot.pk}/")
+    canvas = page.locator("figure[data-chart] canvas")
+    canvas.wait_for()
+    box = canvas.bounding_box()
+    assert box is not None and box["width"] > 200 and box["height"] > 100
+    assert page.locator("figure[data-chart] .u-legend").inner_text().count("oh-hell") == 1
+    shoot(page, "bot")
+
+
+def test_every_page_renders_without_script_errors(page, world):
+    pages = {
+        "home": "/",
+        "variants": "/variants/",
+        "tournaments": "/tournaments/",
+        "match-queued": f"/matches/{world.queued[-1].pk}/",
+        "not-found": "/bots/999999/",
+    }
+    for name, path in pages.items():
+        response = page.goto(path)
+        assert response.status == (404 if name == "not-found" else 200), path
+        assert page.locator("header.site").is_visible()
+        shoot(page, name)

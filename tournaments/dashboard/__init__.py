@@ -1,0 +1,1 @@
+"""The dashboard: leaderboards, bots, tournaments, matches with a replay viewer, and variants."""

@@ -1,0 +1,208 @@
+"""Dashboard pages: server-rendered views over the selectors, each a fixed number of queries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.paginator import Page, Paginator
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_safe
+
+from engine import PRESET_NOTES
+from tournaments.dashboard.charts import rating_chart
+from tournaments.models import Match, MatchStatus, Replay, Tournament, TournamentStatus, Variant
+from tournaments.selectors import dashboard as reads
+from tournaments.selectors.bots import bot_health_checks
+from tournaments.selectors.ratings import bot_ratings, is_provisional, leaderboard
+from tournaments.selectors.tournaments import (
+    tournament_list,
+    tournament_progress,
+    tournament_standings,
+)
+from tournaments.selectors.variants import variant_rules
+
+BOARD_PAGE_SIZE = 50
+FIXTURES_PAGE_SIZE = 40
+TOURNAMENTS_PAGE_SIZE = 30
+CHART_TOP_BOTS = 8
+# Once a tournament is in one of these states and nothing runs, its progress cannot change.
+SETTLED = {TournamentStatus.FINISHED, TournamentStatus.CANCELLED}
+
+
+def _page(request: HttpRequest, rows: Any, size: int) -> Page:
+    """One page of ``rows``; a bad or out-of-range ``page`` gives the nearest real page."""
+    return Paginator(rows, size).get_page(request.GET.get("page"))
+
+
+@require_safe
+def home(request: HttpRequest) -> HttpResponse:
+    """Show every variant's best bots, live tournaments and the latest results."""
+    context = {
+        "variants": reads.variants_with_top_bots(top=3),
+        "tournaments": reads.live_tournaments(),
+        "matches": reads.recent_matches(),
+        "counts": reads.site_counts(),
+        "api_url": "/api/",
+    }
+    return render(request, "dashboard/home.html", context)
+
+
+@require_safe
+def leaderboard_index(request: HttpRequest) -> HttpResponse:
+    """Send visitors to the leaderboard of the variant with the most rated bots."""
+    variants = reads.variants_with_top_bots(top=0)
+    if not variants:
+        raise Http404("No variants yet.")
+    best = max(variants, key=lambda v: (v.rated_bots, v.name == "oh-hell"))
+    return redirect("dashboard:leaderboard", variant=best.name)
+
+
+@require_safe
+def leaderboard_page(request: HttpRequest, variant: str) -> HttpResponse:
+    """Rank the variant's bots by conservative rating, a page at a time, with a chart of the top."""
+    variants = reads.variants_with_top_bots(top=0)
+    chosen = next((v for v in variants if v.name == variant), None)
+    if chosen is None:
+        raise Http404(f"No variant named {variant!r}.")
+    page = _page(request, leaderboard(variant=chosen), BOARD_PAGE_SIZE)
+    lines = reads.leaderboard_page_lines(
+        variant=chosen, ratings=list(page.object_list), first_place=page.start_index()
+    )
+    top = list(leaderboard(variant=chosen)[:CHART_TOP_BOTS]) if page.number > 1 else None
+    top = top if top is not None else [line.rating for line in lines[:CHART_TOP_BOTS]]
+    rows = reads.rating_series(variant=chosen, bot_ids=[r.bot_id for r in top])
+    chart = rating_chart(rows, lambda r: r.bot_id, {r.bot_id: r.bot.name for r in top})
+    context = {
+        "variant": chosen,
+        "variants": [v for v in variants if v.rated_bots or v.pk == chosen.pk],
+        "page": page,
+        "lines": lines,
+        "chart": chart,
+        "trend_matches": reads.TREND_MATCHES,
+        "api_url": f"/api/leaderboard/?variant={chosen.name}",
+    }
+    return render(request, "dashboard/leaderboard.html", context)
+
+
+@require_safe
+def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
+    """Show one bot: ratings and their history, matches, opponents, faults and health."""
+    bot = reads.bot_profile(bot_id=bot_id)
+    if bot is None:
+        raise Http404(f"No bot {bot_id}.")
+    ratings = list(bot_ratings(bot_id=bot.pk))
+    for rating in ratings:
+        rating.provisional = is_provisional(rating)
+        rating.three_sigma = 3 * rating.sigma
+    rows = reads.rating_series(variant=None, bot_ids=[bot.pk])
+    chart = rating_chart(
+        rows, lambda r: r.variant_id, {r.variant_id: r.variant.name for r in ratings}
+    )
+    summary = reads.bot_play_summary(bot=bot)
+    context = {
+        "bot": bot,
+        "ratings": ratings,
+        "chart": chart,
+        "summary": summary,
+        "matches": reads.bot_recent_matches(bot=bot),
+        "head_to_head": reads.bot_head_to_head(bot=bot),
+        "faults": reads.bot_fault_rates(bot=bot, matches=summary["matches"]),
+        "health_checks": list(bot_health_checks(bot=bot, limit=15)),
+        "api_url": f"/api/bots/{bot.pk}/",
+        "history_api_url": f"/api/bots/{bot.pk}/rating-history/",
+    }
+    return render(request, "dashboard/bot.html", context)
+
+
+@require_safe
+def tournament_index(request: HttpRequest) -> HttpResponse:
+    """List tournaments, newest first, with how far each has got."""
+    page = _page(request, tournament_list().order_by("-created_at", "-pk"), TOURNAMENTS_PAGE_SIZE)
+    context = {"page": page, "api_url": "/api/tournaments/"}
+    return render(request, "dashboard/tournament_list.html", context)
+
+
+def _tournament(tournament_id: int) -> Tournament:
+    tournament = tournament_list().filter(pk=tournament_id).first()
+    if tournament is None:
+        raise Http404(f"No tournament {tournament_id}.")
+    return tournament
+
+
+def _progress_state(tournament: Tournament) -> dict[str, Any]:
+    progress = tournament_progress(tournament=tournament).to_dict()
+    finish = progress["estimated_finish"]
+    progress["estimated_finish"] = finish.isoformat() if finish else None
+    progress["status"] = tournament.status
+    progress["status_label"] = tournament.get_status_display()
+    progress["settled"] = tournament.status in SETTLED and not progress["running"]
+    return progress
+
+
+@require_safe
+def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """Show a tournament: live progress, standings and its fixtures, a page at a time."""
+    tournament = _tournament(tournament_id)
+    standings = tournament_standings(tournament=tournament)
+    page = _page(request, reads.tournament_fixtures_page(tournament=tournament), FIXTURES_PAGE_SIZE)
+    context = {
+        "tournament": tournament,
+        "progress": _progress_state(tournament),
+        "standings": standings["standings"],
+        "winners": set(standings["winners"]) if standings["final"] else set(),
+        "tie_for_first": standings["tie_for_first"],
+        "page": page,
+        "now": timezone.now(),
+        "api_url": f"/api/tournaments/{tournament.pk}/",
+    }
+    return render(request, "dashboard/tournament.html", context)
+
+
+@require_safe
+def tournament_progress_json(request: HttpRequest, tournament_id: int) -> JsonResponse:
+    """Answer the tournament's progress for the page's live bar (two queries)."""
+    return JsonResponse(_progress_state(_tournament(tournament_id)))
+
+
+def _replay_data(match: Match) -> dict[str, Any] | None:
+    # Hands are hidden while a match is played; a finished match's record is public.
+    if match.status != MatchStatus.FINISHED:
+        return None
+    replay = Replay.objects.filter(match=match).only("data").first()
+    return replay.data if replay else None
+
+
+@require_safe
+def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
+    """Show a match: each seat's result and faults, and the replay viewer once it has finished."""
+    match = reads.match_with_seats(match_id=match_id)
+    if match is None:
+        raise Http404(f"No match {match_id}.")
+    seats = list(match.seats.all())
+    replay = _replay_data(match)
+    context = {
+        "match": match,
+        "seats": seats,
+        "replay": replay,
+        "seat_names": [s.bot.name for s in seats],
+        "api_url": f"/api/matches/{match.pk}/",
+        "replay_api_url": f"/api/matches/{match.pk}/replay/",
+    }
+    return render(request, "dashboard/match.html", context)
+
+
+@require_safe
+def variants_page(request: HttpRequest) -> HttpResponse:
+    """List every variant with its rules in words, as the engine states them."""
+    variants: list[Variant] = list(reads.variants_for_page())
+    for variant in variants:
+        variant.rules = variant_rules(variant=variant)
+        variant.note = PRESET_NOTES.get(variant.name, "") if variant.is_preset else ""
+    context = {
+        "presets": [v for v in variants if v.is_preset],
+        "custom": [v for v in variants if not v.is_preset],
+        "api_url": "/api/variants/",
+    }
+    return render(request, "dashboard/variants.html", context)

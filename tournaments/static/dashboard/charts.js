@@ -1,0 +1,47 @@
+/* Draw each <figure data-chart="id"> with uPlot from the JSON in <script id="id">. */
+(function () {
+  "use strict";
+  var PALETTE = ["#2563eb", "#dc2626", "#059669", "#d97706", "#7c3aed", "#0891b2", "#db2777", "#4b5563",
+    "#65a30d", "#9333ea"];
+  var HEIGHT = 320;
+
+  function formatTime(u, value) {
+    return value == null ? "" : new Date(value * 1000).toLocaleString();
+  }
+
+  function draw(figure) {
+    var data = JSON.parse(document.getElementById(figure.dataset.chart).textContent);
+    var few = data.x.length < 60;
+    var series = [{ label: "after match at", value: formatTime }];
+    data.series.forEach(function (s, i) {
+      series.push({
+        label: s.label,
+        stroke: PALETTE[i % PALETTE.length],
+        width: 2,
+        spanGaps: true,
+        points: { show: few },
+        value: function (u, v) { return v == null ? "–" : v.toFixed(2); }
+      });
+    });
+    var options = {
+      width: Math.max(figure.clientWidth, 280),
+      height: HEIGHT,
+      series: series,
+      scales: { x: { time: true } },
+      axes: [{}, { label: figure.dataset.yLabel, size: 60 }],
+      legend: { live: true }
+    };
+    var columns = [data.x].concat(data.series.map(function (s) { return s.values; }));
+    var plot = new uPlot(options, columns, figure);
+    var pending = null;
+    window.addEventListener("resize", function () {
+      clearTimeout(pending);
+      pending = setTimeout(function () {
+        plot.setSize({ width: Math.max(figure.clientWidth, 280), height: HEIGHT });
+      }, 100);
+    });
+    figure.classList.add("drawn");
+  }
+
+  document.querySelectorAll("figure[data-chart]").forEach(draw);
+})();
