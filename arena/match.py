@@ -170,8 +170,8 @@ class MatchRunner:
         self.limits = limits
         self.match_id = match_id
         self.stats = [SeatStats() for _ in seats]
-        # Every request repeats the variant, the schedule and the public history: encode
-        # each once, not on every call.
+        # Every request repeats the variant, the schedule, the public history and the tricks
+        # done in this deal: encode each once, not on every call.
         self._fragments = FragmentCache(STABLE_KEYS)
 
     async def run(self) -> MatchOutcome:

@@ -15,8 +15,8 @@ from engine.cards import CARD_INDEX
 
 PROTOCOL = "ohhell/1"
 MESSAGE_TYPES = ("hello", "bid", "play", "result")  # hello is built by arena.transport
-# Decision request fields that change at most once a deal: worth encoding once, not every call.
-STABLE_KEYS = ("variant", "schedule", "history")
+# Decision request fields that change at most once a trick: worth encoding once, not every call.
+STABLE_KEYS = ("variant", "schedule", "history", "tricks")
 
 
 def decision_message(

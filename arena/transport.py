@@ -18,6 +18,7 @@ from typing import Any
 
 import aiohttp
 from aiohttp.abc import AbstractResolver
+from multidict import CIMultiDict
 from yarl import URL
 
 from arena.faults import (
@@ -109,6 +110,15 @@ class BotClient:
         self._closed = False
         self._urls: dict[str, URL] = {}
         self._signers: dict[str, Signer] = {}
+        # Built once and copied per call: aiohttp takes a CIMultiDict as it is.
+        self._headers: CIMultiDict[str] = CIMultiDict(
+            {
+                "Content-Type": "application/json",
+                "User-Agent": user_agent,
+                # Compressed answers could expand past the size cap; ask for none.
+                "Accept-Encoding": "identity",
+            }
+        )
 
     async def __aenter__(self) -> BotClient:
         self._ensure_session()
@@ -195,14 +205,9 @@ class BotClient:
         url = self._url(endpoint)
         async with self._slots:
             timestamp = str(int(time.time()))
-            headers = {
-                "Content-Type": "application/json",
-                "User-Agent": self._user_agent,
-                # Compressed answers could expand past the size cap; ask for none.
-                "Accept-Encoding": "identity",
-                TIMESTAMP_HEADER: timestamp,
-                SIGNATURE_HEADER: self._signer(secret).signature(timestamp, body),
-            }
+            headers = self._headers.copy()
+            headers[TIMESTAMP_HEADER] = timestamp
+            headers[SIGNATURE_HEADER] = self._signer(secret).signature(timestamp, body)
             started = time.perf_counter()
             try:
                 async with asyncio.timeout(self.limits.deadline_s(time_limit_ms)):
@@ -222,7 +227,7 @@ class BotClient:
         self,
         session: aiohttp.ClientSession,
         url: URL,
-        headers: dict[str, str],
+        headers: CIMultiDict[str],
         body: bytes,
         started: float,
     ) -> tuple[int, bytes]:

@@ -43,7 +43,9 @@ def encode_message(message: Mapping[str, Any]) -> bytes:
     fragments = getattr(message, "fragments", None)
     if not fragments:
         return encode_json(message).encode()
-    rest = {key: value for key, value in message.items() if key not in fragments}
+    rest = dict(message)
+    for key in fragments:
+        del rest[key]
     head = encode_json(rest)
     tail = "".join([f',"{key}":{text}' for key, text in fragments.items()])
     return f"{head[:-1]}{tail}}}".encode() if rest else f"{{{tail[1:]}}}".encode()
