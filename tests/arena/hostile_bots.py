@@ -170,6 +170,68 @@ async def garbage(req: Received, writer: asyncio.StreamWriter) -> bool:
     return False
 
 
+# -- valid JSON, wrong decisions: these play whole matches -------------------------------------
+
+DECK = [rank + suit for suit in "CDHS" for rank in "23456789TJQKA"]
+
+
+def _reply(writer: asyncio.StreamWriter, data: dict[str, Any]) -> bool:
+    writer.write(http_response(json.dumps(data).encode()))
+    return True
+
+
+def _decision_bot(
+    *,
+    bid: Callable[[dict[str, Any]], Any] | None = None,
+    play: Callable[[dict[str, Any]], Any] | None = None,
+) -> Handler:
+    """Answer politely except where ``bid`` or ``play`` gives the (bad) answer to send."""
+
+    async def handler(req: Received, writer: asyncio.StreamWriter) -> bool:
+        request = json.loads(req.body)
+        kind = request.get("type")
+        if kind == "bid" and bid is not None:
+            return _reply(writer, bid(request))
+        if kind == "play" and play is not None:
+            return _reply(writer, play(request))
+        return _reply(writer, polite_answer(request))
+
+    return handler
+
+
+def _held_but_not_legal(request: dict[str, Any]) -> dict[str, Any]:
+    """A real card that is not legal: one held when following suit forbids it, else one not held."""
+    legal = set(request["legal"])
+    held = [card for card in request["hand"] if card not in legal]
+    return {"card": (held or [card for card in DECK if card not in request["hand"]])[0]}
+
+
+def _not_held(request: dict[str, Any]) -> dict[str, Any]:
+    return {"card": next(card for card in DECK if card not in request["hand"])}
+
+
+_faults_by_match: dict[str, int] = {}
+
+
+def _faults_twice_then_polite(request: dict[str, Any]) -> dict[str, Any]:
+    """Bid 99 or play ZZ on a match's first two decisions, then answer the first legal action."""
+    seen = _faults_by_match[request["match_id"]] = _faults_by_match.get(request["match_id"], 0) + 1
+    if seen > 2:
+        return polite_answer(request)
+    return {"bid": 99} if request["type"] == "bid" else {"card": "ZZ"}
+
+
+DECISION_BEHAVIOURS: dict[str, Handler] = {
+    "plays_illegal_card": _decision_bot(play=_held_but_not_legal),
+    "plays_card_not_held": _decision_bot(play=_not_held),
+    "plays_not_a_card": _decision_bot(play=lambda r: {"card": "ZZ"}),
+    "omits_card": _decision_bot(play=lambda r: {}),
+    "bids_too_high": _decision_bot(bid=lambda r: {"bid": r["hand_size"] + 5}),
+    "bids_negative": _decision_bot(bid=lambda r: {"bid": -1}),
+    "bids_true": _decision_bot(bid=lambda r: {"bid": True}),
+    "faults_twice": _decision_bot(bid=_faults_twice_then_polite, play=_faults_twice_then_polite),
+}
+
 BEHAVIOURS: dict[str, Handler] = {
     "fast": fast,
     "sleeps_forever": sleeps_forever,
@@ -187,6 +249,7 @@ BEHAVIOURS: dict[str, Handler] = {
     "redirects": redirects,
     "resets": resets,
     "garbage": garbage,
+    **DECISION_BEHAVIOURS,
 }
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import jsonschema
@@ -17,10 +19,14 @@ from arena.protocol import fallback_bid, fallback_card
 from arena.schemagen import SCHEMA_DIR
 from arena.seats import HttpSeat, LocalSeat
 from arena.transport import BotClient
+from engine.game import Game
 from engine.players import make_player
 from engine.presets import PRESETS, preset
+from engine.variant import Variant
 
 SHORT = preset("oh-hell", max_cards=3, order="down", first_dealer="random")
+# Five deals (3, 2, 1, 2, 3 cards): enough bids and plays for a bot to pass the fault threshold.
+MEDIUM = preset("oh-hell", max_cards=3, order="down_up", first_dealer="random")
 LIMITS = Limits(time_limit_ms=150, grace_ms=100, max_faults_per_match=4)
 LOOPBACK = NetworkPolicy(allow_loopback=True)
 CARD = re.compile(r"\b[23456789TJQKA][CDHS]\b")
@@ -38,17 +44,45 @@ HOSTILE = {
     "resets": "connection_error",
 }
 
+# behaviour -> the fault kind of its answers: valid JSON, but a wrong decision
+WRONG_DECISIONS = {
+    "plays_illegal_card": "illegal_action",
+    "plays_card_not_held": "illegal_action",
+    "plays_not_a_card": "illegal_action",
+    "omits_card": "wrong_shape",
+    "bids_too_high": "illegal_action",
+    "bids_negative": "illegal_action",
+    "bids_true": "wrong_shape",
+}
+
 
 def _heuristics(count: int) -> list[LocalSeat]:
     return [LocalSeat(make_player("heuristic", i), label=f"h{i}") for i in range(count)]
 
 
-async def _match_with(url: str, *, seed: int = 3, variant: Any = SHORT) -> Any:
+async def _match_with(
+    url: str, *, seed: int = 3, variant: Any = SHORT, match_id: str = "m-hostile"
+) -> Any:
     async with BotClient(limits=LIMITS, policy=LOOPBACK) as client:
         seats = [HttpSeat(client, url, "s3cret", label="hostile"), *_heuristics(3)]
         return await play_match(
-            variant=variant, seed=seed, seats=seats, limits=LIMITS, match_id="m-hostile"
+            variant=variant, seed=seed, seats=seats, limits=LIMITS, match_id=match_id
         )
+
+
+def _decisions(replay: dict[str, Any]) -> Iterator[tuple[int, str, tuple[Any, ...], Any]]:
+    """Re-play a replay, giving (seat, "bid" or "play", the legal actions, the action taken)."""
+    game = Game(Variant.from_dict(replay["variant"]), replay["players"], replay["seed"])
+    for deal in replay["deals"]:
+        while game.phase == "bid":
+            seat, legal = game.to_act, game.legal_bids()
+            yield seat, "bid", legal, deal["bids"][seat]
+            game.bid(deal["bids"][seat])
+        for trick in deal["tricks"]:
+            for card in trick["cards"]:
+                seat, legal = game.to_act, game.legal_cards()
+                yield seat, "play", legal, card
+                game.play(card)
 
 
 @pytest.mark.parametrize("behaviour", sorted(HOSTILE))
@@ -70,6 +104,56 @@ def test_a_hostile_bot_is_contained_and_the_match_completes(
         assert seat.stats.fault_count == 0
         assert not seat.stats.disqualified
         assert seat.rating_rank <= 3
+
+
+@pytest.mark.parametrize("behaviour", sorted(WRONG_DECISIONS))
+def test_a_bot_answering_wrong_decisions_gets_the_fallback_and_is_disqualified(
+    hostile_bots: Any, behaviour: str
+) -> None:
+    outcome = asyncio.run(_match_with(hostile_bots[behaviour], variant=MEDIUM))
+    hostile, *others = outcome.seats
+    kind = WRONG_DECISIONS[behaviour]
+    assert outcome.replay["finished"] is True
+    assert set(hostile.stats.faults) == {kind}
+    assert hostile.stats.fault_count == LIMITS.max_faults_per_match
+    assert hostile.stats.disqualified is True
+    assert hostile.rating_rank == 4
+    stat = hostile.stats.faults[kind]
+    assert stat.count == LIMITS.max_faults_per_match
+    assert stat.sample and stat.detail
+    assert stat.latency_ms is not None and 0 <= stat.latency_ms < LIMITS.time_limit_for("bid")
+    for seat in others:
+        assert seat.stats.fault_count == 0
+        assert seat.rating_rank <= 3
+    faulty = "bid" if behaviour.startswith("bids") else "play"
+    fallback = fallback_bid if faulty == "bid" else fallback_card
+    taken = [
+        (legal, action)
+        for s, k, legal, action in _decisions(outcome.replay)
+        if (s, k) == (0, faulty)
+    ]
+    assert taken and all(action == fallback(legal) for legal, action in taken)
+
+
+def test_a_bot_under_the_fault_threshold_stays_in_and_its_legal_answers_count(
+    hostile_bots: Any,
+) -> None:
+    match_id = f"m-{uuid.uuid4().hex}"  # the bot faults on the first two decisions of a match
+    outcome = asyncio.run(
+        _match_with(hostile_bots["faults_twice"], variant=MEDIUM, seed=11, match_id=match_id)
+    )
+    bot = outcome.seats[0]
+    mine = [(k, legal, action) for s, k, legal, action in _decisions(outcome.replay) if s == 0]
+    assert bot.stats.fault_count == 2 < LIMITS.max_faults_per_match
+    assert set(bot.stats.faults) == {"illegal_action"}
+    assert bot.stats.faults["illegal_action"].sample == "{'bid': 99}"
+    assert bot.stats.disqualified is False
+    assert bot.stats.calls == len(mine)
+    assert bot.rating_rank == bot.rank
+    (bid_kind, bid_legal, bid), (play_kind, play_legal, card) = mine[:2]
+    assert (bid_kind, bid) == ("bid", fallback_bid(bid_legal))
+    assert (play_kind, card) == ("play", fallback_card(play_legal))
+    assert all(action == legal[0] for _, legal, action in mine[2:])
 
 
 def test_a_well_behaved_bot_has_no_faults_and_is_called_for_every_decision(
