@@ -59,7 +59,7 @@ class VariantRefField(serializers.Field):
 
 def variant_by_ref(ref: int | str) -> Variant | None:
     """Find a variant by id or name; None when there is none."""
-    if isinstance(ref, str) and len(ref) > 64:
+    if isinstance(ref, str) and (len(ref) > 64 or "\x00" in ref):
         return None
     if isinstance(ref, int) or ref.isdigit():
         number = int(ref)

@@ -262,7 +262,9 @@ def match_run(*, match_id: int, token: str | None = None) -> str:
 @transaction.atomic
 def match_retry(*, match: Match) -> Match:
     """Queue a failed match again with fresh attempts, once staff have dealt with the cause."""
-    match = Match.objects.select_for_update().select_related("tournament").get(pk=match.pk)
+    match = (
+        Match.objects.select_for_update(of=("self",)).select_related("tournament").get(pk=match.pk)
+    )
     if match.status != MatchStatus.FAILED:
         raise ApplicationError(
             f"only a failed match can be retried; match {match.pk} is {match.status}",

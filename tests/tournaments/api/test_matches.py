@@ -109,6 +109,8 @@ class TestList:
             "page_size=-5",
             "page_size=99999999999",
             "variant=" + "v" * 5000,
+            "variant=%00",
+            "tournament=%00",
         ],
     )
     def test_odd_query_strings_never_answer_500(self, anonymous_client, seated, query):

@@ -95,6 +95,7 @@ class TestLeaderboard:
             ("variant=999999999999999999999999", "variant"),
             ("variant=" + "v" * 5000, "variant"),
             ("variant=oh-hell&include_provisional=perhaps", "include_provisional"),
+            ("variant=oh%00hell", "variant"),
         ],
     )
     def test_a_bad_query_is_a_400_naming_the_parameter(self, anonymous_client, query, field):

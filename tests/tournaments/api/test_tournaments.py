@@ -115,6 +115,8 @@ class TestCreate:
             ({"variant": True}, "variant", "variant id or name"),
             ({"variant": ["oh-hell"]}, "variant", "variant id or name"),
             ({"variant": "v" * 10_000}, "variant", "No variant"),
+            ({"variant": "oh-hell\x00"}, "variant", "No variant"),
+            ({"name": "cup\x00"}, "name", "Null characters"),
             ({"table_size": 2}, "table_size", "3"),
             ({"table_size": 9}, "table_size", "8"),
             ({"table_size": 8}, "table_size", "8"),
@@ -232,7 +234,18 @@ class TestRead:
         assert names("ordering=-name&page_size=1") == ["c-cup"]
 
     @pytest.mark.parametrize(
-        "query", ["status=sleeping", "format=knockout", "ordering=secret", "page=0", "page=x"]
+        "query",
+        [
+            "status=sleeping",
+            "format=knockout",
+            "ordering=secret",
+            "page=0",
+            "page=x",
+            "page_size=100000000",
+            "name=%00",
+            "variant=%00",
+            "organiser=%00",
+        ],
     )
     def test_bad_query_parameters_are_a_clear_4xx(self, anonymous_client, tournament, query):
         response = anonymous_client.get(f"/api/tournaments/?{query}")
