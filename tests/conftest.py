@@ -10,6 +10,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from tournaments.models import ORGANISERS_GROUP, Bot, Variant
+from tournaments.services.variants import variants_seed_presets
 
 PASSWORD = "a-long-test-passphrase-42"
 
@@ -42,7 +43,8 @@ def staff(db) -> User:
 @pytest.fixture
 def organiser(db) -> User:
     user = _make_user("organiser")
-    user.groups.add(Group.objects.get(name=ORGANISERS_GROUP))
+    # get_or_create: a transactional test before this one may have flushed the migration's rows.
+    user.groups.add(Group.objects.get_or_create(name=ORGANISERS_GROUP)[0])
     return user
 
 
@@ -101,6 +103,12 @@ def bot(make_bot, owner) -> Bot:
 
 
 @pytest.fixture
-def oh_hell(db) -> Variant:
-    """The oh-hell preset, stored by the migrations."""
+def presets(db) -> None:
+    """The engine's presets in the database (the migration stores them, a flush removes them)."""
+    variants_seed_presets()
+
+
+@pytest.fixture
+def oh_hell(presets) -> Variant:
+    """The oh-hell preset."""
     return Variant.objects.get(name="oh-hell")

@@ -155,3 +155,41 @@ def test_a_server_error_under_the_api_is_answered_in_json(rf):
     assert response.status_code == 500
     assert json.loads(response.content)["error"]["code"] == "server_error"
     assert handler500(rf.get("/admin/")).status_code == 500
+
+
+@pytest.mark.parametrize("query", ["name=%00", "owner=a%00b", "ordering=name%00", "x%00=1"])
+def test_a_null_character_in_the_query_is_a_400_naming_the_parameter(anonymous_client, query):
+    for url in ("/api/bots/", "/api/variants/"):
+        response = anonymous_client.get(f"{url}?{query}")
+        assert response.status_code == 400, url
+        error = error_of(response)
+        assert "Null characters" in error["message"] and error["detail"]
+
+
+def test_a_null_character_anywhere_in_a_body_is_refused_and_nothing_is_written(
+    owner_client, staff_client, bot
+):
+    before = counts()
+    calls = [
+        owner_client.post(
+            "/api/bots/",
+            {"name": "nul", "endpoint_url": "https://93.184.216.34/", "description": "a\x00b"},
+            format="json",
+        ),
+        owner_client.patch(f"/api/bots/{bot.pk}/", {"description": "\x00"}, format="json"),
+        staff_client.post(
+            "/api/variants/",
+            {"name": "nul", "base": "oh-hell", "options": {"made": "10+bid\x00"}},
+            format="json",
+        ),
+        staff_client.post(
+            "/api/variants/",
+            {"name": "nul", "base": "oh-hell", "options": {"\x00": 1}},
+            format="json",
+        ),
+    ]
+    for response in calls:
+        assert response.status_code == 400
+        assert "null character" in error_of(response)["message"]
+    assert counts() == before
+    assert Bot.objects.get(pk=bot.pk).description == ""

@@ -8,6 +8,8 @@ from engine import PRESETS, preset
 from tests.tournaments.api.test_bots import error_of
 from tournaments.models import Variant
 
+pytestmark = pytest.mark.usefixtures("presets")
+
 
 def create(client, **fields):
     data = {"name": "my-variant", "base": "oh-hell", "options": {"must_trump": True}, **fields}
