@@ -20,7 +20,7 @@ from tournaments.api.views_variants import VariantViewSet
 
 
 class Router(DefaultRouter):
-    """The default router, its root also listing the account, schema and docs endpoints."""
+    """The default router, its root also listing the account, schema, docs and dashboard."""
 
     def get_api_root_view(self, api_urls=None):
         view = super().get_api_root_view(api_urls)
@@ -34,6 +34,7 @@ class Router(DefaultRouter):
                 "schema": "schema",
                 "docs": "docs",
                 "redoc": "redoc",
+                "dashboard": "dashboard:home",
             }
         )
         return view

@@ -70,8 +70,8 @@ def leaderboard_page(request: HttpRequest, variant: str) -> HttpResponse:
     lines = reads.leaderboard_page_lines(
         variant=chosen, ratings=list(page.object_list), first_place=page.start_index()
     )
-    top = list(leaderboard(variant=chosen)[:CHART_TOP_BOTS]) if page.number > 1 else None
-    top = top if top is not None else [line.rating for line in lines[:CHART_TOP_BOTS]]
+    # The chart follows the top of the board whichever page is shown: one more small query.
+    top = list(leaderboard(variant=chosen)[:CHART_TOP_BOTS])
     rows = reads.rating_series(variant=chosen, bot_ids=[r.bot_id for r in top])
     chart = rating_chart(rows, lambda r: r.bot_id, {r.bot_id: r.bot.name for r in top})
     context = {

@@ -1,0 +1,246 @@
+"""Dashboard pages: status codes, empty and large states, and a constant number of queries."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from django.contrib.auth.models import User
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from tests.tournaments.dashboard.world import World, make_bots, play_and_record, queue_match
+from tournaments.models import (
+    BotHealthCheck,
+    Match,
+    MatchStatus,
+    Rating,
+    Replay,
+    Tournament,
+    TournamentStatus,
+    Variant,
+)
+from tournaments.services.ratings import ratings_apply_pending
+
+pytestmark = pytest.mark.django_db
+
+
+def page_urls(world: World) -> list[str]:
+    """Every dashboard page about the world's objects."""
+    return [
+        "/",
+        f"/leaderboard/{world.variant.name}/",
+        f"/leaderboard/{world.variant.name}/?page=2",
+        f"/bots/{world.bots[0].pk}/",
+        "/tournaments/",
+        f"/tournaments/{world.tournament.pk}/",
+        f"/tournaments/{world.tournament.pk}/progress.json",
+        f"/matches/{world.finished[0].pk}/",
+        f"/matches/{world.queued[0].pk}/",
+        "/variants/",
+    ]
+
+
+def queries_per_page(client, urls: list[str]) -> dict[str, int]:
+    """Fetch each page, asserting it renders, and count its queries."""
+    counts = {}
+    for url in urls:
+        with CaptureQueriesContext(connection) as queries:
+            response = client.get(url)
+        assert response.status_code == 200, url
+        counts[url] = len(queries)
+    return counts
+
+
+def grow(world: World, owner: User) -> None:
+    """Add bots, matches, faults, health checks, ratings and tournaments around the same rows."""
+    more = make_bots(120, [owner], prefix="extra")
+    for i in range(8):
+        seated = [world.bots[0], world.bots[1], more[i], more[i + 20]]
+        match = queue_match(world.tournament, seated, round_=20 + i)
+        play_and_record(match, faults=True)
+        world.finished.append(match)
+        queue_match(world.tournament, [more[i + 40], more[i + 41], more[i + 42]], round_=40 + i)
+    ratings_apply_pending()
+    BotHealthCheck.objects.bulk_create(
+        BotHealthCheck(bot=world.bots[0], ok=True, latency_ms=30 + i) for i in range(30)
+    )
+    for i in range(5):
+        Tournament.objects.create(
+            name=f"Cup {i}", organiser=owner, variant=world.variant, format="swiss"
+        )
+
+
+def test_every_page_queries_the_database_a_constant_number_of_times(client, world):
+    urls = page_urls(world)
+    small = queries_per_page(client, urls)
+    grow(world, User.objects.get(username="ada"))
+    large = queries_per_page(client, urls)
+    assert large == small
+    assert max(small.values()) <= 12
+
+
+def test_the_pages_answer_on_an_empty_platform(client):
+    Tournament.objects.create(
+        name="Not started",
+        organiser=User.objects.create_user(username="org"),
+        variant=Variant.objects.get(name="oh-hell"),
+        format="round_robin",
+    )
+    tournament = Tournament.objects.get()
+    for url in [
+        "/",
+        "/leaderboard/oh-hell/",
+        "/tournaments/",
+        f"/tournaments/{tournament.pk}/",
+        "/variants/",
+    ]:
+        response = client.get(url)
+        assert response.status_code == 200, url
+    assert b"No fixtures yet" in client.get(f"/tournaments/{tournament.pk}/").content
+    assert b"No bot has a rating" in client.get("/leaderboard/oh-hell/").content
+    progress = client.get(f"/tournaments/{tournament.pk}/progress.json").json()
+    assert progress["total"] == 0 and progress["percent"] == 0.0 and progress["status"] == "draft"
+
+
+def test_the_leaderboard_index_goes_to_the_variant_with_most_rated_bots(client, world):
+    response = client.get("/leaderboard/")
+    assert response.status_code == 302 and response["Location"] == "/leaderboard/oh-hell/"
+
+
+def test_without_any_variant_the_leaderboard_index_is_not_found(client):
+    Variant.objects.all().delete()
+    assert client.get("/leaderboard/").status_code == 404
+    assert client.get("/").status_code == 200
+    assert client.get("/variants/").status_code == 200
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/bots/999999/",
+        "/tournaments/999999/",
+        "/tournaments/999999/progress.json",
+        "/matches/999999/",
+        "/leaderboard/no-such-variant/",
+        "/no/such/page/",
+    ],
+)
+def test_an_unknown_id_gives_the_not_found_page(client, url):
+    response = client.get(url)
+    assert response.status_code == 404
+    assert b"Not found" in response.content
+
+
+def test_a_match_not_yet_played_has_no_replay_viewer(client, world):
+    response = client.get(f"/matches/{world.queued[0].pk}/")
+    assert b"The replay is shown once the match has finished" in response.content
+    assert b'id="replay-data"' not in response.content
+
+
+def test_a_finished_match_without_a_stored_replay_says_so(client, world):
+    match = world.finished[0]
+    Replay.objects.filter(match=match).delete()
+    response = client.get(f"/matches/{match.pk}/")
+    assert response.status_code == 200
+    assert b"This match has no stored replay" in response.content
+
+
+def test_a_finished_match_embeds_its_replay_and_seat_names(client, world):
+    match = world.finished[0]
+    response = client.get(f"/matches/{match.pk}/")
+    body = response.content.decode()
+    embedded = body.split('<script id="replay-data" type="application/json">')[1]
+    data = json.loads(embedded.split("</script>")[0])
+    assert data == Replay.objects.get(match=match).data
+    assert f'href="/api/matches/{match.pk}/replay/"' in body
+    for seat in match.seats.select_related("bot"):
+        assert seat.bot.name in body
+
+
+def test_the_progress_json_counts_matches_by_state(client, world):
+    Match.objects.filter(pk=world.queued[0].pk).update(status=MatchStatus.RUNNING)
+    progress = client.get(f"/tournaments/{world.tournament.pk}/progress.json").json()
+    assert progress["finished"] == len(world.finished)
+    assert progress["running"] == 1 and progress["queued"] == len(world.queued) - 1
+    assert progress["total"] == len(world.finished) + len(world.queued)
+    assert progress["estimated_finish"] is not None and progress["settled"] is False
+
+
+def test_a_finished_tournament_is_settled_and_names_its_winner(client, world):
+    Match.objects.filter(pk__in=[m.pk for m in world.queued]).update(status=MatchStatus.CANCELLED)
+    Tournament.objects.filter(pk=world.tournament.pk).update(status=TournamentStatus.FINISHED)
+    progress = client.get(f"/tournaments/{world.tournament.pk}/progress.json").json()
+    assert progress["settled"] is True and progress["percent"] == 100.0
+    assert b"Winner:" in client.get(f"/tournaments/{world.tournament.pk}/").content
+
+
+def test_every_page_links_to_its_api_equivalent(client, world):
+    expected = {
+        "/": 'href="/api/"',
+        f"/leaderboard/{world.variant.name}/": 'href="/api/leaderboard/?variant=oh-hell"',
+        f"/bots/{world.bots[0].pk}/": f'href="/api/bots/{world.bots[0].pk}/rating-history/"',
+        "/tournaments/": 'href="/api/tournaments/"',
+        f"/tournaments/{world.tournament.pk}/": f'href="/api/tournaments/{world.tournament.pk}/"',
+        f"/matches/{world.finished[0].pk}/": f'href="/api/matches/{world.finished[0].pk}/"',
+        "/variants/": 'href="/api/variants/"',
+    }
+    for url, link in expected.items():
+        assert link in client.get(url).content.decode(), url
+
+
+def test_a_leaderboard_of_thousands_of_bots_is_paged_in_rating_order(client, owner):
+    variant = Variant.objects.get(name="oh-hell")
+    small_bots = make_bots(3, [owner], prefix="few")
+    Rating.objects.bulk_create(Rating(bot=b, variant=variant, matches=20) for b in small_bots)
+    with CaptureQueriesContext(connection) as few:
+        assert client.get("/leaderboard/oh-hell/").status_code == 200
+    bots = make_bots(3000, [owner], prefix="many")
+    rng = random.Random(5)
+    Rating.objects.bulk_create(
+        Rating(bot=b, variant=variant, mu=rng.uniform(10, 40), sigma=rng.uniform(1, 8), matches=12)
+        for b in bots
+    )
+    with CaptureQueriesContext(connection) as many:
+        response = client.get("/leaderboard/oh-hell/?page=7")
+    assert response.status_code == 200
+    assert len(many) == len(few)
+    lines = response.context["lines"]
+    assert len(lines) == 50 and lines[0].place == 301
+    values = [line.rating.conservative for line in lines]
+    assert values == sorted(values, reverse=True)
+    assert b"page 7 of 61" in response.content
+    assert client.get("/leaderboard/oh-hell/?page=9999").context["page"].number == 61
+    assert client.get("/leaderboard/oh-hell/?page=x").context["page"].number == 1
+    assert client.get("/").status_code == 200
+
+
+def test_the_bot_page_shows_faults_health_and_the_disabled_reason(client, world):
+    bot = world.bots[0]
+    bot.status, bot.disabled_cause, bot.disabled_reason = "disabled", "health", "3 failed checks"
+    bot.save()
+    body = client.get(f"/bots/{bot.pk}/").content.decode()
+    assert "3 failed checks" in body and "failed health checks" in body
+    assert "no answer in 2000 ms" in body and "40 ms" in body
+    faulty = world.finished[0].seats.order_by("-seat").first().bot
+    assert "timeout" in client.get(f"/bots/{faulty.pk}/").content.decode()
+
+
+def test_the_variants_page_states_every_preset_in_the_engines_words(client):
+    body = client.get("/variants/").content.decode()
+    for variant in Variant.objects.filter(is_preset=True):
+        assert f'id="{variant.name}"' in body
+        for line in variant.to_engine().describe():
+            assert line.replace("'", "&#x27;") in body
+
+
+def test_the_api_root_lists_the_dashboard(client):
+    root = client.get("/api/", HTTP_ACCEPT="application/json").json()
+    assert root["dashboard"].endswith("/") and root["dashboard"].rsplit("/", 2)[-2] != "api"
+
+
+def test_the_admin_links_to_the_dashboard(client, staff):
+    client.force_login(staff)
+    body = client.get("/admin/").content.decode()
+    assert '<a href="/">View site</a>' in body
