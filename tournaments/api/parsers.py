@@ -16,22 +16,6 @@ def _refuse_constant(name: str) -> None:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def _holds_nul(value: Any) -> bool:
-    """Tell whether any key or string in parsed JSON holds NUL, which PostgreSQL cannot store."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            if "\x00" in item:
-                return True
-        elif isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return False
-
-
 class LimitedJSONParser(JSONParser):
     """Parse a JSON body of at most DATA_UPLOAD_MAX_MEMORY_SIZE bytes, even without a length."""
 
@@ -41,11 +25,8 @@ class LimitedJSONParser(JSONParser):
         if len(raw) > limit:
             raise PayloadTooLarge(f"The request body is larger than {limit} bytes.")
         try:
-            data = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
+            return json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
         except RecursionError:
             raise ParseError("The body is nested too deeply.") from None
         except (ValueError, UnicodeDecodeError) as exc:
             raise ParseError(f"The body is not valid JSON: {exc}") from None
-        if _holds_nul(data):
-            raise ParseError("The body holds a null character (\\u0000), which is not allowed.")
-        return data

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -105,6 +106,9 @@ class VariantInput(serializers.Serializer):
     def validate_options(self, value: dict[str, Any]) -> dict[str, Any]:
         if len(value) > 64:
             raise serializers.ValidationError("Too many options.")
+        # Stored as jsonb, which cannot hold NUL; the engine never accepts one anyway.
+        if "\\u0000" in json.dumps(value):
+            raise serializers.ValidationError("Null characters are not allowed.")
         return value
 
 
