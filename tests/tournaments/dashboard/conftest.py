@@ -1,4 +1,4 @@
-"""Fixtures for the dashboard tests: a populated world of bots, matches and ratings."""
+"""Fixtures for the dashboard tests: the presets, and a populated world of bots and matches."""
 
 from __future__ import annotations
 
@@ -6,6 +6,11 @@ import pytest
 from django.contrib.auth.models import User
 
 from tests.tournaments.dashboard.world import World, build_world
+
+
+@pytest.fixture(autouse=True)
+def _presets(presets) -> None:
+    """Store the presets even when an earlier transactional test flushed the migration's rows."""
 
 
 @pytest.fixture

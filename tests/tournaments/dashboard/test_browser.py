@@ -65,6 +65,7 @@ def page(browser, live_server) -> Iterator[object]:
         ),
     )
     yield page
+    page.goto("about:blank")  # stop any polling before the live server goes away
     context.close()
     assert not errors, f"errors in the page: {errors}"
 
@@ -182,4 +183,13 @@ def test_every_page_renders_without_script_errors(page, world):
         response = page.goto(path)
         assert response.status == (404 if name == "not-found" else 200), path
         assert page.locator("header.site").is_visible()
+        shoot(page, name)
+    page.set_viewport_size({"width": 390, "height": 844})
+    for name, path in {
+        "phone-leaderboard": f"/leaderboard/{world.variant.name}/",
+        "phone-match": f"/matches/{world.finished[0].pk}/",
+    }.items():
+        page.goto(path)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, f"{path} scrolls sideways on a phone ({width} px)"
         shoot(page, name)

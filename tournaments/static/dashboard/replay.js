@@ -188,6 +188,11 @@
     play: function () { setPlaying(!playing); }
   };
 
+  function onScreen() {
+    var box = root.getBoundingClientRect();
+    return box.bottom > 0 && box.top < window.innerHeight;
+  }
+
   var KEYS = {
     ArrowLeft: "prev", ArrowRight: "next", ArrowUp: "prev-deal", PageUp: "prev-deal",
     ArrowDown: "next-deal", PageDown: "next-deal", " ": "play", Home: "first", End: "last"
@@ -207,6 +212,8 @@
     var name = KEYS[event.key];
     if (!name || event.altKey || event.ctrlKey || event.metaKey) return;
     if (event.target.closest && event.target.closest("input, select, textarea")) return;
+    // Keys belong to the viewer while it is on screen or focused; elsewhere they scroll the page.
+    if (!root.contains(document.activeElement) && !onScreen()) return;
     event.preventDefault();
     if (name !== "play") setPlaying(false);
     actions[name]();
