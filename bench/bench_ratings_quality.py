@@ -65,7 +65,7 @@ LADDERS: dict[str, tuple[tuple[str, str, dict], ...]] = {
     ),
     "fine": tuple(
         (f"heuristic-{x}", "heuristic", {"noise": x})
-        for x in (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4)
+        for x in (0.0, 0.05, 0.1, 0.2, 0.25, 0.3, 0.4, 0.5)
     ),
 }
 Bot = tuple[str, str, dict]  # label, player name, player options
