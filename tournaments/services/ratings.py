@@ -26,6 +26,7 @@ from tournaments.models import (
     RatingHistory,
     RatingRecompute,
     RecomputeStatus,
+    Variant,
 )
 from tournaments.rating_math import RatingParams, rate
 
@@ -59,32 +60,57 @@ class _State:
         return self.values[key]
 
 
+# (bot, variant, match, sequence, mu_before, sigma_before, mu_after, sigma_after, at)
+HistoryRow = tuple
+# (seat, bot, score, disqualified) of one seat of a match
+SeatRow = tuple[int, int, int | None, bool]
+HISTORY_COLUMNS = (
+    "bot_id",
+    "variant_id",
+    "match_id",
+    "sequence",
+    "mu_before",
+    "sigma_before",
+    "mu_after",
+    "sigma_after",
+    "at",
+)
+
+
 def _rate_match(
-    state: _State, match: Match, seats: list[MatchSeat], sequence: int
-) -> list[RatingHistory]:
-    """Update ``state`` with one match and return its history rows (not yet saved)."""
-    params = state.params_for(match.variant_id, match.variant.rating_params)
-    seats = sorted(seats, key=lambda s: s.seat)
-    ranks = rating_ranks([s.score or 0 for s in seats], [s.disqualified for s in seats])
-    current = [state.get(s.bot_id, match.variant_id, params) for s in seats]
+    state: _State,
+    params: RatingParams,
+    match: tuple[int, int, object],
+    seats: list[SeatRow],
+    sequence: int,
+) -> list[HistoryRow]:
+    """Update ``state`` with one match (id, variant, finished_at); return its history rows."""
+    match_id, variant_id, finished_at = match
+    seats = sorted(seats)
+    ranks = rating_ranks([s[2] or 0 for s in seats], [s[3] for s in seats])
+    current = [state.get(s[1], variant_id, params) for s in seats]
     after = rate(params, [(c[0], c[1]) for c in current], ranks)
     rows = []
     for seat, value, (mu, sigma) in zip(seats, current, after, strict=True):
         rows.append(
-            RatingHistory(
-                bot_id=seat.bot_id,
-                variant_id=match.variant_id,
-                match_id=match.pk,
-                sequence=sequence,
-                mu_before=value[0],
-                sigma_before=value[1],
-                mu_after=mu,
-                sigma_after=sigma,
-                at=match.finished_at,
-            )
+            (seat[1], variant_id, match_id, sequence, value[0], value[1], mu, sigma, finished_at)
         )
         value[0], value[1], value[2] = mu, sigma, value[2] + 1
     return rows
+
+
+def _save_history(rows: list[HistoryRow]) -> None:
+    """Insert history rows: COPY on PostgreSQL (no model objects), bulk_create elsewhere."""
+    if connection.vendor != "postgresql":
+        RatingHistory.objects.bulk_create(
+            [RatingHistory(**dict(zip(HISTORY_COLUMNS, row, strict=True))) for row in rows],
+            batch_size=CHUNK,
+        )
+        return
+    sql = f"COPY {RatingHistory._meta.db_table} ({', '.join(HISTORY_COLUMNS)}) FROM STDIN"
+    with connection.cursor() as cursor, cursor.connection.cursor() as raw, raw.copy(sql) as copy:
+        for row in rows:
+            copy.write_row(row)
 
 
 def _load_state(pairs: Iterable[tuple[int, int]]) -> _State:
@@ -120,12 +146,13 @@ def _save_state(state: _State, *, replace: bool = False) -> None:
     Rating.objects.bulk_update(changed, ["mu", "sigma", "matches", "updated_at"], batch_size=CHUNK)
 
 
-def _seats_by_match(match_ids: list[int]) -> dict[int, list[MatchSeat]]:
-    seats: dict[int, list[MatchSeat]] = {m: [] for m in match_ids}
-    for seat in MatchSeat.objects.filter(match_id__in=match_ids).only(
-        "match", "seat", "bot", "score", "disqualified"
-    ):
-        seats[seat.match_id].append(seat)
+def _seats_by_match(match_ids: list[int]) -> dict[int, list[SeatRow]]:
+    seats: dict[int, list[SeatRow]] = {m: [] for m in match_ids}
+    rows = MatchSeat.objects.filter(match_id__in=match_ids).values_list(
+        "match_id", "seat", "bot_id", "score", "disqualified"
+    )
+    for match_id, *seat in rows:
+        seats[match_id].append(tuple(seat))
     return seats
 
 
@@ -150,16 +177,18 @@ def _apply_batch(batch: int) -> int:
     if not pending:
         return 0
     seats = _seats_by_match([m.pk for m in pending])
-    state = _load_state((s.bot_id, m.variant_id) for m in pending for s in seats[m.pk])
+    state = _load_state((s[1], m.variant_id) for m in pending for s in seats[m.pk])
     sequence = Match.objects.aggregate(top=Max("rating_sequence"))["top"] or 0
-    history: list[RatingHistory] = []
+    history: list[HistoryRow] = []
     now = timezone.now()
     for match in pending:
         sequence += 1
-        history += _rate_match(state, match, seats[match.pk], sequence)
+        params = state.params_for(match.variant_id, match.variant.rating_params)
+        key = (match.pk, match.variant_id, match.finished_at)
+        history += _rate_match(state, params, key, seats[match.pk], sequence)
         match.rated, match.rated_at, match.rating_sequence = True, now, sequence
     _save_state(state)
-    RatingHistory.objects.bulk_create(history, batch_size=CHUNK)
+    _save_history(history)
     Match.objects.bulk_update(pending, ["rated", "rated_at", "rating_sequence"], batch_size=CHUNK)
     return len(pending)
 
@@ -173,20 +202,25 @@ def ratings_recompute(*, progress: Callable[[int, int], None] | None = None) -> 
     RatingHistory.objects.all().delete()
     Rating.objects.all().delete()
     state = _State(values={}, params={})
+    raw_params = dict(Variant.objects.values_list("pk", "rating_params"))
     done = 0
     last_sequence = 0
     while True:
         chunk = list(
-            rated.filter(rating_sequence__gt=last_sequence).select_related("variant")[:CHUNK]
+            rated.filter(rating_sequence__gt=last_sequence).values_list(
+                "pk", "variant_id", "finished_at", "rating_sequence"
+            )[:CHUNK]
         )
         if not chunk:
             break
-        seats = _seats_by_match([m.pk for m in chunk])
-        history: list[RatingHistory] = []
-        for match in chunk:
-            history += _rate_match(state, match, seats[match.pk], match.rating_sequence)
-        RatingHistory.objects.bulk_create(history, batch_size=CHUNK)
-        last_sequence = chunk[-1].rating_sequence
+        seats = _seats_by_match([m[0] for m in chunk])
+        history: list[HistoryRow] = []
+        for match_id, variant_id, finished_at, sequence in chunk:
+            params = state.params_for(variant_id, raw_params[variant_id])
+            key = (match_id, variant_id, finished_at)
+            history += _rate_match(state, params, key, seats[match_id], sequence)
+        _save_history(history)
+        last_sequence = chunk[-1][3]
         done += len(chunk)
         if progress is not None:
             progress(done, total)
