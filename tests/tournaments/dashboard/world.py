@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.contrib.auth.models import User
 from django.utils import timezone
@@ -67,7 +67,7 @@ def queue_match(tournament: Tournament, bots: list[Bot], round_: int) -> Match:
     return match
 
 
-def play_and_record(match: Match, *, when=None, faults: bool = False) -> None:
+def play_and_record(match: Match, *, when: datetime | None = None, faults: bool = False) -> None:
     """Play the match with reference players and store its results as a worker would."""
     seats = list(match.seats.select_related("bot").order_by("seat"))
     players = [make_player(PLAYERS[s.bot_id % 2], seed=s.bot_id) for s in seats]
