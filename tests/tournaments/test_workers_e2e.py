@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.django_db(transaction=True, serialized_rollback=True),
+    pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(
         not settings.REDIS_URL or settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"),
         reason="needs PostgreSQL and Redis: set DATABASE_URL and REDIS_URL (./run test does "
@@ -116,7 +116,7 @@ def _wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
 
 
 @pytest.fixture
-def table(playing_bots, db):
+def table(playing_bots, presets):
     """A short variant and four active bots served over HTTP."""
     from tests.conftest import _make_user
     from tournaments.services.variants import variant_create
@@ -216,9 +216,9 @@ def test_two_workers_finishing_many_matches_give_the_ratings_of_a_sequential_rep
     assert after == live
 
 
-def test_a_rating_writer_killed_inside_its_transaction_leaves_nothing_applied(db):
+def test_a_rating_writer_killed_inside_its_transaction_leaves_nothing_applied(oh_hell):
     from tests.conftest import _make_user
-    from tournaments.models import Bot, Variant
+    from tournaments.models import Bot
 
     owner = _make_user("rating-owner")
     bots = [
@@ -231,7 +231,7 @@ def test_a_rating_writer_killed_inside_its_transaction_leaves_nothing_applied(db
         )
         for i in range(4)
     ]
-    variant = Variant.objects.get(name="oh-hell")
+    variant = oh_hell
     from django.utils import timezone
 
     for i in range(5):
