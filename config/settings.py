@@ -214,6 +214,14 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Several models have a "status"; name each choice set after its model.
+    "ENUM_NAME_OVERRIDES": {
+        "BotStatusEnum": "tournaments.models.bots.BotStatus",
+        "TournamentStatusEnum": "tournaments.models.competitions.TournamentStatus",
+        "MatchStatusEnum": "tournaments.models.matches.MatchStatus",
+        "RecomputeStatusEnum": "tournaments.models.ratings.RecomputeStatus",
+        "FaultKindEnum": "tournaments.models.faults.FaultKind",
+    },
 }
 
 # Internationalisation and static files

@@ -95,3 +95,11 @@ def test_the_schema_and_docs_are_served(anonymous_client):
     assert docs.status_code == 200 and b"swagger-ui" in docs.content
     assert b"cdn.jsdelivr" not in docs.content
     assert anonymous_client.get("/api/redoc/").status_code == 200
+
+
+def test_the_schema_generates_without_a_single_warning(tmp_path):
+    from django.core.management import call_command
+
+    target = tmp_path / "schema.yaml"
+    call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(target))
+    assert target.stat().st_size > 10_000
