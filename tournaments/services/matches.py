@@ -293,6 +293,12 @@ def match_retry(*, match: Match) -> Match:
             "updated_at",
         ]
     )
+    tournament = match.tournament
+    if tournament is not None and tournament.status == TournamentStatus.FINISHED:
+        # The tournament has a match to play again: it runs until that match ends.
+        tournament.status = TournamentStatus.RUNNING
+        tournament.finished_at = None
+        tournament.save(update_fields=["status", "finished_at", "updated_at"])
     match_enqueue(match=match)
     return match
 

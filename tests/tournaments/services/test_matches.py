@@ -144,3 +144,29 @@ def test_the_sweeper_requeues_a_silent_match_and_fails_it_when_out_of_attempts(q
     }
     queued.refresh_from_db()
     assert queued.status == MatchStatus.FAILED
+
+
+def test_retrying_a_failed_match_of_a_finished_tournament_runs_the_tournament_again(
+    queued, organiser, short_variant
+):
+    from tournaments.models import TournamentStatus
+    from tournaments.services.matches import match_retry
+    from tournaments.services.tournaments import tournament_advance
+
+    tournament = Tournament.objects.create(
+        name="done",
+        organiser=organiser,
+        variant=short_variant,
+        format="round_robin",
+        status="finished",
+        started_at=timezone.now(),
+        finished_at=timezone.now(),
+    )
+    Match.objects.filter(pk=queued.pk).update(
+        tournament=tournament, status=MatchStatus.FAILED, finished_at=timezone.now()
+    )
+    match_retry(match=queued)
+    tournament.refresh_from_db()
+    assert tournament.status == TournamentStatus.RUNNING and tournament.finished_at is None
+    assert match_run(match_id=queued.pk) == "recorded"
+    assert tournament_advance(tournament_id=tournament.pk) == "finished"
