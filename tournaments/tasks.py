@@ -55,3 +55,18 @@ def recompute_ratings(recompute_id: int) -> str:
     from tournaments.services.ratings import ratings_recompute_job
 
     return ratings_recompute_job(recompute_id=recompute_id)
+
+
+@shared_task(name="tournaments.verify_bot", ignore_result=True)
+def verify_bot(bot_id: int) -> str:
+    """Verify a newly registered or moved bot with ``hello``."""
+    from tournaments.errors import ApplicationError
+    from tournaments.models import Bot
+
+    bot = Bot.objects.filter(pk=bot_id).first()
+    if bot is None:
+        return "gone"
+    try:
+        return "ok" if bots.bot_verify(bot=bot).ok else "failed"
+    except ApplicationError:
+        return "unavailable"  # the platform could not call now; the health sweep will

@@ -81,6 +81,7 @@ def bot_register(
         secret=secret,
     )
     _save(bot)
+    bot_verify_soon(bot=bot)
     return bot, secret
 
 
@@ -100,7 +101,17 @@ def bot_update(*, bot: Bot, data: dict) -> Bot:
         bot.description = data["description"]
     if changed:
         _save(bot, update_fields=[*changed, "updated_at"])
+        if "endpoint_url" in changed:
+            bot_verify_soon(bot=bot)
     return bot
+
+
+def bot_verify_soon(*, bot: Bot) -> None:
+    """Check a new or moved endpoint with ``hello`` once the change is committed."""
+    from tournaments.tasks import verify_bot
+
+    bot_id = bot.pk
+    transaction.on_commit(lambda: verify_bot.delay(bot_id))
 
 
 def bot_delete(*, bot: Bot) -> None:

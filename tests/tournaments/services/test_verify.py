@@ -104,3 +104,49 @@ def test_the_owner_verifies_through_the_api_and_reads_the_history(scripted, owne
     history = client.get(f"/api/bots/{bot.pk}/health-checks/").json()
     assert [c["ok"] for c in history] == [True]
     assert BotHealthCheck.objects.filter(bot=bot).count() == 1
+
+
+def test_a_registered_bot_is_verified_with_hello_once_the_registration_commits(
+    owner, scripted_bot_server, loopback_allowed, django_capture_on_commit_callbacks
+):
+    from tournaments.services.bots import bot_register
+
+    with django_capture_on_commit_callbacks(execute=True):
+        bot, _secret = bot_register(
+            owner=owner, name="fresh-bot", endpoint_url=f"{scripted_bot_server}/ok"
+        )
+    bot.refresh_from_db()
+    assert bot.status == BotStatus.ACTIVE
+    assert BotHealthCheck.objects.filter(bot=bot, ok=True).count() == 1
+
+
+def test_repeated_health_failures_disable_a_bot_and_a_pass_brings_it_back(scripted, settings):
+    from tournaments.models import Bot
+    from tournaments.services.bots import bots_check_health
+
+    settings.HEALTH_FAILURES_TO_DISABLE = 2
+    bot = scripted("ok")
+    bot_verify(bot=bot)
+    Bot.objects.filter(pk=bot.pk).update(endpoint_url=bot.endpoint_url.replace("/ok", "/error"))
+    assert bots_check_health()["failed"] == 1
+    bot.refresh_from_db()
+    assert bot.status == BotStatus.ACTIVE and bot.consecutive_failures == 1
+    bots_check_health()
+    bot.refresh_from_db()
+    assert bot.status == BotStatus.DISABLED and bot.disabled_cause == DisabledCause.HEALTH
+    assert "2 health checks" in bot.disabled_reason and "http_status" in bot.disabled_reason
+    Bot.objects.filter(pk=bot.pk).update(endpoint_url=bot.endpoint_url.replace("/error", "/ok"))
+    assert bots_check_health() == {"checked": 1, "ok": 1, "failed": 0}
+    bot.refresh_from_db()
+    assert bot.status == BotStatus.ACTIVE and bot.disabled_reason == ""
+
+
+def test_the_health_check_leaves_a_bot_disabled_by_staff_alone(scripted):
+    from tournaments.services.bots import bots_check_health
+
+    bot = scripted("ok")
+    bot_verify(bot=bot)
+    bot_disable(bot=bot, reason="cheating")
+    assert bots_check_health()["checked"] == 0
+    bot.refresh_from_db()
+    assert bot.status == BotStatus.DISABLED and bot.disabled_cause == DisabledCause.ADMIN
