@@ -165,3 +165,18 @@ def test_the_leaderboard_orders_by_conservative_rating_and_can_hide_provisional(
     assert board[0].bot == bots[0]
     established = list(leaderboard(variant=board[0].variant, include_provisional=False))
     assert {r.bot for r in established} == {bots[0], bots[1]}
+
+
+def test_the_recompute_command_rebuilds_the_same_ratings(bots, finished):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    for i in range(3):
+        finished([(bots[i], 10), (bots[i + 1], 20), (bots[i + 2], 30)])
+    ratings_apply_pending()
+    before = list(Rating.objects.order_by("bot_id").values_list("mu", "sigma", "matches"))
+    out = StringIO()
+    call_command("recompute_ratings", stdout=out)
+    assert "Recomputed 3 rated matches" in out.getvalue()
+    assert list(Rating.objects.order_by("bot_id").values_list("mu", "sigma", "matches")) == before
