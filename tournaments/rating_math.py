@@ -16,9 +16,11 @@ import trueskill
 
 DEFAULT_MU = 25.0
 DEFAULT_SIGMA = 25.0 / 3
-# About 4% of seat pairs end a 4-player oh-hell game level on points (measured with the
-# reference players over 2,000 games: bench/bench_ratings.py), far above TrueSkill's default.
-DEFAULT_DRAW_PROBABILITY = 0.04
+# About 1% of seat pairs end a 4-player oh-hell game level on points: 0.94% between four
+# equal heuristic players, 0.8% to 1.2% in graded fields of reference players (over 30,000
+# games, bench/bench_ratings_quality.py --ties); most presets are 1% to 2%. British Oh Hell
+# (bonus-only scoring) ties about 14% of pairs and deserves its own rating_params.
+DEFAULT_DRAW_PROBABILITY = 0.01
 
 
 @dataclass(frozen=True, slots=True)
