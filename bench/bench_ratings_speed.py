@@ -1,4 +1,4 @@
-"""Rating speed: cost of one update, a full recompute in PostgreSQL, the rating endpoints.
+"""Rating speed: the cost of one update, and a full recompute in PostgreSQL.
 
 ``updates``: CPU time of one TrueSkill update per table size (3 to 7 seats),
 ``tournaments.rating_math.rate`` against the bare ``trueskill`` package call on the same
@@ -9,14 +9,8 @@ a hidden strength per bot) into a fresh database with COPY, then times
 ``ratings_apply_pending`` rating them all from scratch, and ``ratings_recompute`` rebuilding
 every rating and history row; checks the two give identical numbers.
 
-``api``: loads 10,000 bots and 1,000,000 rated matches (their seats, 4,000,000 history rows
-and the ratings, generated in SQL), starts gunicorn with 2 workers on loopback and drives the
-leaderboard and rating-history endpoints with a keep-alive load generator; also counts SQL
-queries per request at several page sizes.
-
     .venv/bin/python bench/bench_ratings_speed.py updates [--rounds 7]
     .venv/bin/python bench/bench_ratings_speed.py recompute [--matches 100000] [--profile]
-    .venv/bin/python bench/bench_ratings_speed.py api [--seconds 8] [--connections 4]
 
 Needs PostgreSQL on 127.0.0.1:5432 (user postgres, trust auth); uses the database
 ohhell_bench_ratings and drops it at the end (``--keep`` keeps it).
@@ -325,15 +319,13 @@ def bench_recompute(args: argparse.Namespace) -> None:
 def main() -> None:
     """Run the part asked for."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("part", choices=["updates", "recompute", "api"])
+    parser.add_argument("part", choices=["updates", "recompute"])
     parser.add_argument("--rounds", type=int, default=7, help="updates: rounds per contender")
     parser.add_argument("--tables", type=int, default=2000, help="updates: tables per round")
     parser.add_argument("--matches", type=int, default=None)
     parser.add_argument("--bots", type=int, default=None)
     parser.add_argument("--profile", action="store_true", help="recompute: cProfile it")
     parser.add_argument("--keep", action="store_true", help="keep the bench database")
-    parser.add_argument("--seconds", type=float, default=8.0, help="api: seconds per measurement")
-    parser.add_argument("--connections", type=int, default=4, help="api: keep-alive connections")
     args = parser.parse_args()
     if args.part == "updates":
         bench_updates(args)
