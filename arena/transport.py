@@ -21,6 +21,7 @@ from aiohttp.abc import AbstractResolver
 from multidict import CIMultiDict
 from yarl import URL
 
+from arena.deadlines import Deadlines
 from arena.faults import (
     ArenaResourceError,
     BotConnectionError,
@@ -107,6 +108,7 @@ class BotClient:
         self._resolver = resolver
         self._session: aiohttp.ClientSession | None = None
         self._slots: asyncio.Semaphore | None = None
+        self._deadlines: Deadlines | None = None
         self._closed = False
         self._urls: dict[str, URL] = {}
         self._signers: dict[str, Signer] = {}
@@ -151,11 +153,14 @@ class BotClient:
             )
             # Waiting for a free connection slot happens before the bot's clock starts.
             self._slots = asyncio.Semaphore(self.limits.max_connections)
+            self._deadlines = Deadlines(asyncio.get_running_loop())
         return self._session
 
     async def close(self) -> None:
         """Close every pooled connection; later calls raise ClientClosedError."""
         self._closed = True
+        if self._deadlines is not None:
+            self._deadlines.close()
         if self._session is not None:
             await self._session.close()
             self._session = None
@@ -198,7 +203,7 @@ class BotClient:
         plus ``Limits.grace_ms``, whatever the bot does.
         """
         session = self._ensure_session()
-        assert self._slots is not None
+        assert self._slots is not None and self._deadlines is not None
         if time_limit_ms is None:
             time_limit_ms = self.limits.time_limit_for(str(message.get("type", "")))
         body = encode_message(message)
@@ -210,7 +215,7 @@ class BotClient:
             headers[SIGNATURE_HEADER] = self._signer(secret).signature(timestamp, body)
             started = time.perf_counter()
             try:
-                async with asyncio.timeout(self.limits.deadline_s(time_limit_ms)):
+                with self._deadlines.cut_after(self.limits.deadline_s(time_limit_ms)):
                     status, raw = await self._exchange(session, url, headers, body, started)
             except TimeoutError:
                 raise BotTimeout(

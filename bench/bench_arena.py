@@ -1,6 +1,6 @@
 """Measure the arena side by side with the bare HTTP round trip it is built on.
 
-Run: .venv/bin/python bench/bench_arena.py [--rounds 5] [--matches 50] [--quick]
+Run: .venv/bin/python bench/bench_arena.py [--rounds 5] [--matches 3] [--quick] [--parts abc]
 
 Three measurements, each in one run so a noisy shared machine hits both sides alike:
 
@@ -372,6 +372,7 @@ def main() -> None:
     parser.add_argument("--in-flight", type=int, default=50, help="concurrency: matches at once")
     parser.add_argument("--serial", type=int, default=4, help="concurrency: one-at-a-time matches")
     parser.add_argument("--quick", action="store_true", help="fewer rounds, for a smoke run")
+    parser.add_argument("--parts", default="abc", help="which measurements to run, e.g. a")
     args = parser.parse_args()
     if args.quick:
         args.rounds, args.matches, args.serial = 2, 1, 2
@@ -383,43 +384,47 @@ def main() -> None:
         starter = bots.start_starter_bot()
         no_nodelay = bots.start(_serve_stdlib_without_nodelay)
 
-        a = bench_overhead(instant, args.rounds, args.matches)
-        added = (a["arena_wall_us"] / a["raw_wall_us"] - 1) * 100
-        print(
-            f"(a) overhead per decision: {OVERHEAD_VARIANT.name}, {PLAYERS} instant bots, "
-            f"{a['decisions']:.0f} decisions a round, mean body {a['body_bytes']:.0f} bytes, "
-            f"best of {args.rounds}"
-        )
-        print(f"    {'':<34} {'wall us':>8} {'CPU us':>8}")
-        print(
-            f"    {'raw aiohttp round trip':<34} {a['raw_wall_us']:>8.0f} {a['raw_cpu_us']:>8.0f}"
-        )
-        print(f"    {'arena decision':<34} {a['arena_wall_us']:>8.0f} {a['arena_cpu_us']:>8.0f}")
-        print(
-            f"    arena adds {added:+.0f}% wall, "
-            f"{(a['arena_cpu_us'] / a['raw_cpu_us'] - 1) * 100:+.0f}% worker CPU "
-            f"(target: at most +25% wall)"
-        )
+        if "a" in args.parts:
+            a = bench_overhead(instant, args.rounds, args.matches)
+            added = (a["arena_wall_us"] / a["raw_wall_us"] - 1) * 100
+            print(
+                f"(a) overhead per decision: {OVERHEAD_VARIANT.name}, {PLAYERS} instant bots, "
+                f"{a['decisions']:.0f} decisions a round, mean body {a['body_bytes']:.0f} bytes, "
+                f"best of {args.rounds}"
+            )
+            print(f"    {'':<34} {'wall us':>8} {'CPU us':>8}")
+            raw = f"{a['raw_wall_us']:>8.0f} {a['raw_cpu_us']:>8.0f}"
+            print(f"    {'raw aiohttp round trip':<34} {raw}")
+            print(
+                f"    {'arena decision':<34} {a['arena_wall_us']:>8.0f} {a['arena_cpu_us']:>8.0f}"
+            )
+            print(
+                f"    arena adds {added:+.0f}% wall, "
+                f"{(a['arena_cpu_us'] / a['raw_cpu_us'] - 1) * 100:+.0f}% worker CPU "
+                f"(target: at most +25% wall)"
+            )
 
-        b = bench_concurrency(slow, args.rounds, args.in_flight, args.serial)
-        print(
-            f"(b) concurrency: 20 ms bots, {SHORT_VARIANT.name} max_cards=3 order=down, "
-            f"{PLAYERS} seats, one event loop and one BotClient, best of {args.rounds}"
-        )
-        print(f"    one match at a time     {b['one']:>8.2f} matches/s")
-        print(f"    {args.in_flight} matches in flight   {b['many']:>8.2f} matches/s")
-        print(
-            f"    ratio {b['many'] / b['one']:.1f}x (target: at least 40x); "
-            f"worker peak RSS {b['peak_rss_mb']:.0f} MB (target: under 300 MB)"
-        )
+        if "b" in args.parts:
+            b = bench_concurrency(slow, args.rounds, args.in_flight, args.serial)
+            print(
+                f"(b) concurrency: 20 ms bots, {SHORT_VARIANT.name} max_cards=3 order=down, "
+                f"{PLAYERS} seats, one event loop and one BotClient, best of {args.rounds}"
+            )
+            print(f"    one match at a time     {b['one']:>8.2f} matches/s")
+            print(f"    {args.in_flight} matches in flight   {b['many']:>8.2f} matches/s")
+            print(
+                f"    ratio {b['many'] / b['one']:.1f}x (target: at least 40x); "
+                f"worker peak RSS {b['peak_rss_mb']:.0f} MB (target: under 300 MB)"
+            )
 
-        print("(c) round trip on loopback, one signed play call through BotClient, median")
-        for name, url, calls in (
-            ("example bot (aiohttp, TCP_NODELAY)", example, 500),
-            ("starter bot (stdlib, TCP_NODELAY)", starter, 500),
-            ("stdlib server without TCP_NODELAY", no_nodelay, 20),
-        ):
-            print(f"    {name:<38} {bench_round_trip(url, calls):>8.2f} ms")
+        if "c" in args.parts:
+            print("(c) round trip on loopback, one signed play call through BotClient, median")
+            for name, url, calls in (
+                ("example bot (aiohttp, TCP_NODELAY)", example, 500),
+                ("starter bot (stdlib, TCP_NODELAY)", starter, 500),
+                ("stdlib server without TCP_NODELAY", no_nodelay, 20),
+            ):
+                print(f"    {name:<38} {bench_round_trip(url, calls):>8.2f} ms")
 
 
 if __name__ == "__main__":
