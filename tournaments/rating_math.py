@@ -19,8 +19,11 @@ DEFAULT_SIGMA = 25.0 / 3
 # About 1% of seat pairs end a 4-player oh-hell game level on points: 0.94% between four
 # equal heuristic players, 0.8% to 1.2% in graded fields of reference players (over 30,000
 # games, bench/bench_ratings_quality.py --ties); most presets are 1% to 2%. British Oh Hell
-# (bonus-only scoring) ties about 14% of pairs and deserves its own rating_params.
+# (bonus-only scoring) ties about 14% of pairs, so its preset gets its own draw probability.
 DEFAULT_DRAW_PROBABILITY = 0.01
+PRESET_RATING_PARAMS: dict[str, dict[str, float]] = {
+    "british-oh-hell": {"draw_probability": 0.14},
+}
 
 
 @dataclass(frozen=True, slots=True)

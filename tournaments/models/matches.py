@@ -45,6 +45,9 @@ class Match(models.Model):
     rated = models.BooleanField(default=False)
     rated_at = models.DateTimeField(null=True, blank=True)
     rating_sequence = models.BigIntegerField(null=True, blank=True)
+    # Set when the match was rated together with the other rotations of its duplicate group
+    # (one TrueSkill update from the deal-by-deal comparison); a recompute does the same.
+    rating_group = models.CharField(max_length=80, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -5,6 +5,11 @@ anyway) and in one transaction with the match's ``rated`` flag, so a match is ra
 with many workers finishing at the same moment, and a worker dying mid-update leaves nothing
 half-applied. Each rated match takes the next ``rating_sequence``; a recompute replays the
 matches in that order and so reproduces the numbers exactly.
+
+The rotations of a duplicate group (the same deals with the bots moved round the seats) are
+rated as ONE update once all of them have ended, ranked by the deal-by-deal comparison that
+cancels the luck of the cards: rated match by match, duplicate converges no faster than random
+deals (bench/bench_ratings_quality.py). Their history rows hang on the group's first match.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from arena.match import rating_ranks
+from tournaments.formats import DuplicateResult, duplicate_differences
 from tournaments.models import (
     Match,
     MatchSeat,
@@ -26,6 +32,7 @@ from tournaments.models import (
     RatingHistory,
     RatingRecompute,
     RecomputeStatus,
+    Replay,
     Variant,
 )
 from tournaments.rating_math import RatingParams, rate
@@ -99,6 +106,45 @@ def _rate_match(
     return rows
 
 
+def _group_standing(
+    members: list[int], seats: dict[int, list[SeatRow]]
+) -> tuple[list[int], list[int], list[bool]]:
+    """Bots of a duplicate group, their duplicate scores and whether any rotation dropped them."""
+    replays = dict(Replay.objects.filter(match_id__in=members).values_list("match_id", "data"))
+    results, dropped = [], set()
+    for match_id in members:
+        table = sorted(seats[match_id])
+        deals = replays[match_id]["deals"]
+        scores = [[d["scores"][s] for d in deals if d.get("scores")] for s in range(len(table))]
+        results.append(DuplicateResult("group", tuple(s[1] for s in table), scores))
+        dropped.update(s[1] for s in table if s[3])
+    differences = duplicate_differences(results)
+    bots = sorted(differences)
+    return bots, [round(differences[b], 6) for b in bots], [b in dropped for b in bots]
+
+
+def _rate_group(
+    state: _State,
+    params: RatingParams,
+    group: tuple[list[int], int, object],
+    seats: dict[int, list[SeatRow]],
+    sequence: int,
+) -> list[HistoryRow]:
+    """Update ``state`` with a whole duplicate group; the rows go on its first match."""
+    members, variant_id, finished_at = group
+    bots, totals, dropped = _group_standing(members, seats)
+    ranks = rating_ranks(totals, dropped)
+    current = [state.get(bot, variant_id, params) for bot in bots]
+    after = rate(params, [(c[0], c[1]) for c in current], ranks)
+    rows = []
+    for bot, value, (mu, sigma) in zip(bots, current, after, strict=True):
+        rows.append(
+            (bot, variant_id, members[0], sequence, value[0], value[1], mu, sigma, finished_at)
+        )
+        value[0], value[1], value[2] = mu, sigma, value[2] + 1
+    return rows
+
+
 def _save_history(rows: list[HistoryRow]) -> None:
     """Insert history rows: COPY on PostgreSQL (no model objects), bulk_create elsewhere."""
     if connection.vendor != "postgresql":
@@ -157,13 +203,52 @@ def _seats_by_match(match_ids: list[int]) -> dict[int, list[SeatRow]]:
 
 
 def ratings_apply_pending(*, batch: int = 500) -> int:
-    """Rate every finished, unrated match, oldest first; return how many were rated."""
+    """Rate every finished, unrated match, oldest first; return how many were rated.
+
+    A duplicate rotation waits until the rest of its group has ended.
+    """
     total = 0
     while True:
         done = _apply_batch(batch)
         total += done
         if done < batch:
             return total
+
+
+def _ready_groups(pending: list[Match]) -> dict[tuple[int, str], list[Match]]:
+    """Duplicate groups among ``pending`` whose rotations have all ended, with their members."""
+    keys = {(m.tournament_id, m.duplicate_group) for m in pending if m.duplicate_group}
+    groups: dict[tuple[int, str], list[Match]] = {}
+    for tournament_id, name in keys:
+        rotations = Match.objects.filter(tournament_id=tournament_id, duplicate_group=name)
+        if rotations.filter(status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING]).exists():
+            groups[(tournament_id, name)] = []  # wait for the last rotation
+            continue
+        groups[(tournament_id, name)] = list(
+            rotations.filter(status=MatchStatus.FINISHED, rated=False)
+            .select_related("variant")
+            .order_by("finished_at", "pk")
+        )
+    return groups
+
+
+def _units(pending: list[Match]) -> list[list[Match]]:
+    """What to rate, in order: single matches, and whole groups of two or more rotations."""
+    groups = _ready_groups(pending)
+    units, seen = [], set()
+    for match in pending:
+        if match.pk in seen:
+            continue
+        members = [match]
+        if match.duplicate_group:
+            group = groups[(match.tournament_id, match.duplicate_group)]
+            if not group:
+                continue  # a rotation is still to be played
+            if len(group) >= 2:
+                members = group
+        seen.update(m.pk for m in members)
+        units.append(members)
+    return units
 
 
 @transaction.atomic
@@ -174,23 +259,35 @@ def _apply_batch(batch: int) -> int:
         .select_related("variant")
         .order_by("finished_at", "pk")[:batch]
     )
-    if not pending:
+    units = _units(pending)
+    if not units:
         return 0
-    seats = _seats_by_match([m.pk for m in pending])
-    state = _load_state((s[1], m.variant_id) for m in pending for s in seats[m.pk])
+    rated = [m for unit in units for m in unit]
+    seats = _seats_by_match([m.pk for m in rated])
+    state = _load_state((s[1], m.variant_id) for m in rated for s in seats[m.pk])
     sequence = Match.objects.aggregate(top=Max("rating_sequence"))["top"] or 0
     history: list[HistoryRow] = []
     now = timezone.now()
-    for match in pending:
-        sequence += 1
-        params = state.params_for(match.variant_id, match.variant.rating_params)
-        key = (match.pk, match.variant_id, match.finished_at)
-        history += _rate_match(state, params, key, seats[match.pk], sequence)
-        match.rated, match.rated_at, match.rating_sequence = True, now, sequence
+    for unit in units:
+        leader = unit[0]
+        params = state.params_for(leader.variant_id, leader.variant.rating_params)
+        if len(unit) == 1:
+            key = (leader.pk, leader.variant_id, leader.finished_at)
+            history += _rate_match(state, params, key, seats[leader.pk], sequence + 1)
+        else:
+            group = ([m.pk for m in unit], leader.variant_id, max(m.finished_at for m in unit))
+            history += _rate_group(state, params, group, seats, sequence + 1)
+        for match in unit:
+            sequence += 1
+            match.rated, match.rated_at, match.rating_sequence = True, now, sequence
+            if len(unit) > 1:
+                match.rating_group = f"{match.tournament_id}:{match.duplicate_group}"
     _save_state(state)
     _save_history(history)
-    Match.objects.bulk_update(pending, ["rated", "rated_at", "rating_sequence"], batch_size=CHUNK)
-    return len(pending)
+    Match.objects.bulk_update(
+        rated, ["rated", "rated_at", "rating_sequence", "rating_group"], batch_size=CHUNK
+    )
+    return len(rated)
 
 
 @transaction.atomic
@@ -205,20 +302,25 @@ def ratings_recompute(*, progress: Callable[[int, int], None] | None = None) -> 
     raw_params = dict(Variant.objects.values_list("pk", "rating_params"))
     done = 0
     last_sequence = 0
+    groups_done: set[str] = set()
     while True:
         chunk = list(
             rated.filter(rating_sequence__gt=last_sequence).values_list(
-                "pk", "variant_id", "finished_at", "rating_sequence"
+                "pk", "variant_id", "finished_at", "rating_sequence", "rating_group"
             )[:CHUNK]
         )
         if not chunk:
             break
         seats = _seats_by_match([m[0] for m in chunk])
         history: list[HistoryRow] = []
-        for match_id, variant_id, finished_at, sequence in chunk:
+        for match_id, variant_id, finished_at, sequence, group in chunk:
             params = state.params_for(variant_id, raw_params[variant_id])
-            key = (match_id, variant_id, finished_at)
-            history += _rate_match(state, params, key, seats[match_id], sequence)
+            if not group:
+                key = (match_id, variant_id, finished_at)
+                history += _rate_match(state, params, key, seats[match_id], sequence)
+            elif group not in groups_done:
+                groups_done.add(group)
+                history += _recompute_group(state, params, group, variant_id, sequence)
         _save_history(history)
         last_sequence = chunk[-1][3]
         done += len(chunk)
@@ -226,6 +328,20 @@ def ratings_recompute(*, progress: Callable[[int, int], None] | None = None) -> 
             progress(done, total)
     _save_state(state)
     return done
+
+
+def _recompute_group(
+    state: _State, params: RatingParams, group: str, variant_id: int, sequence: int
+) -> list[HistoryRow]:
+    """Rate a duplicate group again exactly as it was first rated (same members, same order)."""
+    members = list(
+        Match.objects.filter(rating_group=group, rated=True)
+        .order_by("rating_sequence")
+        .values_list("pk", "finished_at")
+    )
+    ids = [m[0] for m in members]
+    key = (ids, variant_id, max(m[1] for m in members))
+    return _rate_group(state, params, key, _seats_by_match(ids), sequence)
 
 
 def recompute_progress_key(recompute_id: int) -> str:

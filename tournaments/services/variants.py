@@ -13,6 +13,7 @@ from engine import Variant as EngineVariant
 from tournaments.errors import ApplicationError
 from tournaments.models import Variant, is_organiser
 from tournaments.models.variants import VARIANT_NAME_VALIDATOR
+from tournaments.rating_math import PRESET_RATING_PARAMS
 
 
 def _engine_variant(name: str, base: str, options: dict[str, Any]) -> EngineVariant:
@@ -79,6 +80,14 @@ def variants_seed_presets() -> int:
                 "base": name,
                 "is_preset": True,
                 "description": PRESET_NOTES.get(name, ""),
+            },
+            # Tuned by staff afterwards, so only set when the preset is first stored.
+            create_defaults={
+                "options": engine_variant.to_dict(),
+                "base": name,
+                "is_preset": True,
+                "description": PRESET_NOTES.get(name, ""),
+                "rating_params": PRESET_RATING_PARAMS.get(name, {}),
             },
         )
         changed += created

@@ -180,3 +180,94 @@ def test_the_recompute_command_rebuilds_the_same_ratings(bots, finished):
     call_command("recompute_ratings", stdout=out)
     assert "Recomputed 3 rated matches" in out.getvalue()
     assert list(Rating.objects.order_by("bot_id").values_list("mu", "sigma", "matches")) == before
+
+
+@pytest.fixture
+def duplicate_group(bots, oh_hell, organiser):
+    """Four rotations of one deal: seat luck dwarfs skill, and skill orders a > b > c > d."""
+    from tournaments.formats import rotations
+    from tournaments.models import Replay, Tournament
+
+    tournament = Tournament.objects.create(
+        name="dup", organiser=organiser, variant=oh_hell, format="duplicate", status="running"
+    )
+    a, b, c, d = bots[:4]
+    skill = {a.pk: 3, b.pk: 1, c.pk: 0, d.pk: -2}
+    luck = [40, 10, 0, -5]
+
+    def play(seating, status=MatchStatus.FINISHED, minute=0):
+        when = timezone.now() - timedelta(hours=1) + timedelta(minutes=minute)
+        match = Match.objects.create(
+            variant=oh_hell,
+            tournament=tournament,
+            duplicate_group="0.0",
+            status=status,
+            started_at=when,
+            finished_at=when if status == MatchStatus.FINISHED else None,
+        )
+        scores = [luck[s] + skill[bot.pk] for s, bot in enumerate(seating)]
+        for seat, bot in enumerate(seating):
+            MatchSeat.objects.create(match=match, seat=seat, bot=bot, score=2 * scores[seat])
+        if status == MatchStatus.FINISHED:
+            deals = [{"scores": scores}, {"scores": scores}]
+            Replay.objects.create(match=match, data={"players": 4, "deals": deals})
+        return match
+
+    return [a, b, c, d], rotations, play
+
+
+def test_a_duplicate_group_is_rated_as_one_update_by_the_deal_by_deal_comparison(
+    duplicate_group,
+):
+    (a, b, c, d), rotations, play = duplicate_group
+    matches = [play(seating, minute=i) for i, seating in enumerate(rotations([a, b, c, d]))]
+    assert ratings_apply_pending() == 4
+    env = _package_env()
+    r = env.create_rating()
+    expected = env.rate([(r,), (r,), (r,), (r,)], ranks=[1, 2, 3, 4])
+    for bot, (new,) in zip((a, b, c, d), expected, strict=True):
+        rating = Rating.objects.get(bot=bot)
+        assert rating.matches == 1
+        assert rating.mu == pytest.approx(new.mu, abs=1e-9)
+    assert RatingHistory.objects.filter(match=matches[0]).count() == 4
+    assert RatingHistory.objects.count() == 4
+    groups = set(Match.objects.values_list("rating_group", flat=True))
+    assert len(groups) == 1 and groups.pop().endswith(":0.0")
+
+
+def test_a_duplicate_group_waits_for_its_last_rotation(duplicate_group):
+    (a, b, c, d), rotations, play = duplicate_group
+    seatings = rotations([a, b, c, d])
+    for i, seating in enumerate(seatings[:3]):
+        play(seating, minute=i)
+    last = play(seatings[3], status=MatchStatus.QUEUED)
+    assert ratings_apply_pending() == 0
+    assert not Rating.objects.exists()
+    Match.objects.filter(pk=last.pk).update(status=MatchStatus.FAILED, finished_at=timezone.now())
+    assert ratings_apply_pending() == 3
+    assert Rating.objects.get(bot=a).matches == 1
+
+
+def test_a_recompute_rates_duplicate_groups_exactly_as_before(duplicate_group, finished):
+    (a, b, c, d), rotations, play = duplicate_group
+    finished([(a, 5), (b, 9), (c, 1)])
+    for i, seating in enumerate(rotations([a, b, c, d])):
+        play(seating, minute=10 + i)
+    finished([(d, 5), (b, 9), (c, 1)])
+    ratings_apply_pending()
+    before = list(Rating.objects.order_by("bot_id").values_list("mu", "sigma", "matches"))
+    history = list(
+        RatingHistory.objects.order_by("sequence", "bot_id").values_list(
+            "match_id", "bot_id", "mu_after"
+        )
+    )
+    ratings_recompute()
+    assert list(Rating.objects.order_by("bot_id").values_list("mu", "sigma", "matches")) == before
+    assert (
+        list(
+            RatingHistory.objects.order_by("sequence", "bot_id").values_list(
+                "match_id", "bot_id", "mu_after"
+            )
+        )
+        == history
+    )

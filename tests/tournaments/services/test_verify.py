@@ -109,12 +109,19 @@ def test_the_owner_verifies_through_the_api_and_reads_the_history(scripted, owne
 def test_a_registered_bot_is_verified_with_hello_once_the_registration_commits(
     owner, scripted_bot_server, loopback_allowed, django_capture_on_commit_callbacks
 ):
+    from config.celery_app import app as celery_app
     from tournaments.services.bots import bot_register
 
-    with django_capture_on_commit_callbacks(execute=True):
-        bot, _secret = bot_register(
-            owner=owner, name="fresh-bot", endpoint_url=f"{scripted_bot_server}/ok"
-        )
+    eager = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = True  # run the queued task here, as on embedded defaults
+    try:
+        with django_capture_on_commit_callbacks(execute=True) as callbacks:
+            bot, _secret = bot_register(
+                owner=owner, name="fresh-bot", endpoint_url=f"{scripted_bot_server}/ok"
+            )
+    finally:
+        celery_app.conf.task_always_eager = eager
+    assert len(callbacks) == 1
     bot.refresh_from_db()
     assert bot.status == BotStatus.ACTIVE
     assert BotHealthCheck.objects.filter(bot=bot, ok=True).count() == 1
