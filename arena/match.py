@@ -17,15 +17,13 @@ from typing import Any, Protocol
 from arena.faults import BotFault
 from arena.limits import Limits
 from arena.protocol import (
-    STABLE_KEYS,
-    decision_message,
+    DecisionRequests,
     fallback_bid,
     fallback_card,
     parse_bid,
     parse_card,
     result_message,
 )
-from arena.wire import FragmentCache
 from engine.game import Game
 from engine.scoring import shared_ranks
 from engine.variant import Variant
@@ -172,7 +170,7 @@ class MatchRunner:
         self.stats = [SeatStats() for _ in seats]
         # Every request repeats the variant, the schedule, the public history and the tricks
         # done in this deal: encode each once, not on every call.
-        self._fragments = FragmentCache(STABLE_KEYS)
+        self._requests = DecisionRequests(self.game, match_id)
 
     async def run(self) -> MatchOutcome:
         """Play the match to the end and return its outcome."""
@@ -206,14 +204,9 @@ class MatchRunner:
         fallback = fallback_bid if kind == "bid" else fallback_card
         if stats.disqualified:
             return fallback(legal)
-        observation = self.game.observation(seat)
-        if to_act is not None:
-            observation["to_act"] = to_act
         time_limit_ms = self.limits.time_limit_for(kind)
-        message = self._fragments.wrap(
-            decision_message(
-                kind, observation, legal, match_id=self.match_id, time_limit_ms=time_limit_ms
-            )
+        message = self._requests.build(
+            kind, seat, legal, time_limit_ms=time_limit_ms, to_act=to_act
         )
         latency_ms: float | None = None
         try:

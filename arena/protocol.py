@@ -8,15 +8,18 @@ deterministic and deliberately weak, so a fault never pays.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.faults import BotIllegalActionError, BotWrongShapeError, make_sample
+from arena.wire import PartlyEncoded, SharedText
 from engine.cards import CARD_INDEX
+from engine.observation import observe
+
+if TYPE_CHECKING:
+    from engine.game import Game
 
 PROTOCOL = "ohhell/1"
 MESSAGE_TYPES = ("hello", "bid", "play", "result")  # hello is built by arena.transport
-# Decision request fields that change at most once a trick: worth encoding once, not every call.
-STABLE_KEYS = ("variant", "schedule", "history", "tricks")
 
 
 def decision_message(
@@ -37,6 +40,40 @@ def decision_message(
     }
     message.update(observation)
     return message
+
+
+class DecisionRequests:
+    """Build one match's ``bid`` and ``play`` requests, keeping the shared parts encoded.
+
+    Each request is ``decision_message`` of the seat's whole observation. The parts every seat
+    shares (``engine.observation.SHARED_KEYS``) are not rebuilt for every request: they travel
+    as JSON text (``PartlyEncoded``), re-encoded only when the engine says they changed.
+    """
+
+    __slots__ = ("_game", "_match_id", "_shared")
+
+    def __init__(self, game: Game, match_id: str) -> None:
+        self._game = game
+        self._match_id = match_id
+        self._shared = SharedText(game)
+
+    def build(
+        self,
+        kind: str,
+        seat: int,
+        legal: Sequence[int] | Sequence[str],
+        *,
+        time_limit_ms: int,
+        to_act: int | None = None,
+    ) -> PartlyEncoded:
+        """Return the request asking ``seat`` for a decision; ``to_act`` overrides the turn."""
+        observation = observe(self._game, seat, shared=False)
+        if to_act is not None:
+            observation["to_act"] = to_act
+        message = decision_message(
+            kind, observation, legal, match_id=self._match_id, time_limit_ms=time_limit_ms
+        )
+        return PartlyEncoded(message, self._shared.tail())
 
 
 def result_message(

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.transport import BotClient
+from arena.wire import complete_message
 
 
 @dataclass
@@ -36,6 +37,7 @@ class LocalSeat:
     async def call(self, message: dict[str, Any], time_limit_ms: int) -> tuple[Any, float]:
         """Answer like a well-behaved bot would."""
         started = time.perf_counter()
+        message = complete_message(message)
         kind = message["type"]
         if kind == "bid":
             answer: dict[str, Any] = {"bid": self.player.bid(message, tuple(message["legal"]))}

@@ -43,19 +43,37 @@ def signature(secret: str | bytes, timestamp: int | str, body: bytes) -> str:
     return SIGNATURE_PREFIX + mac.hexdigest()
 
 
-class Signer:
-    """Sign bodies with one secret, keeping the keyed HMAC state so each request costs less."""
+# HMAC (RFC 2104) hashes the key padded to the block size and XORed with these bytes.
+_BLOCK_SIZE = hashlib.sha256().block_size
+_INNER_PAD = bytes(x ^ 0x36 for x in range(256))
+_OUTER_PAD = bytes(x ^ 0x5C for x in range(256))
 
-    __slots__ = ("_mac",)
+
+class Signer:
+    """Sign bodies with one secret, as ``signature`` does, at less cost per request.
+
+    The HMAC's inner and outer hashes are keyed once (RFC 2104); a request then costs two hash
+    copies and the hashing itself, without ``hmac.HMAC``'s wrapper objects.
+    """
+
+    __slots__ = ("_inner", "_outer")
 
     def __init__(self, secret: str | bytes) -> None:
-        self._mac = hmac.new(_key(secret), digestmod=hashlib.sha256)
+        key = _key(secret)
+        if len(key) > _BLOCK_SIZE:
+            key = hashlib.sha256(key).digest()
+        key = key.ljust(_BLOCK_SIZE, b"\0")
+        self._inner = hashlib.sha256(key.translate(_INNER_PAD))
+        self._outer = hashlib.sha256(key.translate(_OUTER_PAD))
 
     def signature(self, timestamp: str, body: bytes) -> str:
         """Return the signature header value for a body sent at ``timestamp``."""
-        mac = self._mac.copy()
-        mac.update(signed_material(timestamp, body))
-        return SIGNATURE_PREFIX + mac.hexdigest()
+        inner = self._inner.copy()
+        inner.update(f"{timestamp}.".encode("ascii"))
+        inner.update(body)
+        outer = self._outer.copy()
+        outer.update(inner.digest())
+        return SIGNATURE_PREFIX + outer.hexdigest()
 
 
 def sign_headers(secret: str | bytes, body: bytes, *, now: float | None = None) -> dict[str, str]:

@@ -1,75 +1,118 @@
-"""Request bodies as sent on the wire: compact JSON, with parts reused from earlier requests.
+"""Request bodies as sent on the wire: compact JSON, with parts kept encoded between requests.
 
-A decision request repeats what changes rarely in a match (the variant, the schedule, the
-history of finished deals); late in a long match that is most of the body. A ``PartlyEncoded``
-message carries the JSON text of such values beside the values themselves, so encoding it
-costs only what changed. It is an ordinary dict to everyone else.
+A decision request repeats what every seat shares and what changes at most once a trick (the
+variant, the schedule, the finished tricks, the history of finished deals); late in a long
+match that is most of the body. ``SharedText`` keeps the JSON text of those parts for one game
+and re-encodes a part only when the engine says it may have changed; a ``PartlyEncoded``
+request carries that text beside its other fields, so encoding it costs only the fields that
+are new. The content is the same as encoding the whole message; only the order of keys differs
+(the encoded parts come last).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from json.encoder import c_make_encoder, encode_basestring_ascii
+from typing import TYPE_CHECKING, Any
 
 from arena.faults import RequestEncodingError
+from engine.observation import SHARED_GROUPS, shared_group, shared_versions
 
-# Built once: json.dumps builds a new encoder per call when given options. Requests are built
-# by the arena from plain values and never hold a cycle, so the circular check is skipped.
+if TYPE_CHECKING:
+    from engine.game import Game
+
+# Requests are built by the arena from plain values and never hold a cycle, so the circular
+# check is skipped. json.dumps builds a new encoder per call when given options.
 _ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False, check_circular=False)
 _DECODER = json.JSONDecoder()
 
 
+def _make_encode() -> Callable[[Any], str]:
+    """Return the fastest function giving exactly ``_ENCODER.encode(value)``.
+
+    ``JSONEncoder.encode`` builds its C encoder afresh on every call; with no circular check
+    the C encoder keeps no state between calls, so one built here serves them all.
+    """
+    if c_make_encoder is None:  # an interpreter without the C accelerator
+        return _ENCODER.encode
+    iterencode = c_make_encoder(
+        None, _ENCODER.default, encode_basestring_ascii, None, ":", ",", False, False, False
+    )
+    return lambda value: "".join(iterencode(value, 0))
+
+
+_encode = _make_encode()
+
+
 class PartlyEncoded(dict[str, Any]):
-    """A message whose ``fragments`` hold the JSON text of some of its values."""
+    """A request whose ``tail`` holds more of its fields, as encoded JSON object members.
 
-    __slots__ = ("fragments",)
+    ``tail`` is ``"key":value`` members joined by commas; those keys are not among the dict's
+    own. ``complete`` gives every field as a value.
+    """
 
-    def __init__(self, fields: Mapping[str, Any], fragments: Mapping[str, str]) -> None:
+    __slots__ = ("tail",)
+
+    def __init__(self, fields: Mapping[str, Any], tail: str) -> None:
         super().__init__(fields)
-        self.fragments = dict(fragments)
+        self.tail = tail
+
+    def complete(self) -> dict[str, Any]:
+        """Return a plain dict of every field; the encoded ones decoded afresh."""
+        return {**self, **_DECODER.decode(f"{{{self.tail}}}")}
 
 
 def encode_json(value: Any) -> str:
     """Return compact JSON text for a value the arena built."""
     try:
-        return _ENCODER.encode(value)
+        return _encode(value)
     except (TypeError, ValueError, RecursionError) as exc:
         raise RequestEncodingError(f"request is not JSON-serialisable: {exc}") from exc
 
 
 def encode_message(message: Mapping[str, Any]) -> bytes:
     """Serialise a request compactly; the bytes sent are the bytes signed."""
-    fragments = getattr(message, "fragments", None)
-    if not fragments:
-        return encode_json(message).encode()
-    rest = dict(message)
-    for key in fragments:
-        del rest[key]
-    head = encode_json(rest)
-    tail = "".join([f',"{key}":{text}' for key, text in fragments.items()])
-    return f"{head[:-1]}{tail}}}".encode() if rest else f"{{{tail[1:]}}}".encode()
+    tail = getattr(message, "tail", None)
+    head = encode_json(message)
+    if not tail:
+        return head.encode()
+    return f"{head[:-1]},{tail}}}".encode() if message else f"{{{tail}}}".encode()
 
 
-class FragmentCache:
-    """Keep the JSON text of a few keys' latest values, to reuse while they stay equal."""
+def complete_message(message: Mapping[str, Any]) -> dict[str, Any]:
+    """Return a request with every field as a value, e.g. for an in-process player."""
+    complete = getattr(message, "complete", None)
+    return complete() if complete is not None else dict(message)
 
-    __slots__ = ("_keys", "_latest")
 
-    def __init__(self, keys: tuple[str, ...]) -> None:
-        self._keys = keys
-        self._latest: dict[str, tuple[Any, str]] = {}
+class SharedText:
+    """The JSON text of what every seat of one game sees alike, kept until it changes.
 
-    def wrap(self, message: dict[str, Any]) -> PartlyEncoded:
-        """Return ``message`` as a PartlyEncoded carrying the JSON of the cached keys."""
-        fragments = {}
-        for key in self._keys:
-            value = message[key]
-            latest = self._latest.get(key)
-            if latest is None or latest[0] != value:
-                text = encode_json(value)
-                # Keep a private copy: the message's own value may be changed by whoever
-                # receives it, and must never alter what later messages send.
-                latest = self._latest[key] = (_DECODER.decode(text), text)
-            fragments[key] = latest[1]
-        return PartlyEncoded(message, fragments)
+    The engine groups those keys by what changes them (``SHARED_GROUPS``) and says when each
+    group may have changed (``shared_versions``); only a changed group is built and encoded.
+    """
+
+    __slots__ = ("_game", "_members", "_tail", "_versions")
+
+    def __init__(self, game: Game) -> None:
+        self._game = game
+        self._versions: tuple[Any, ...] | None = None
+        self._members = [""] * len(SHARED_GROUPS)
+        self._tail = ""
+
+    def tail(self) -> str:
+        """Return the shared keys as JSON object members, for ``PartlyEncoded``."""
+        versions = shared_versions(self._game)
+        if versions != self._versions:
+            self._refresh(versions)
+        return self._tail
+
+    def _refresh(self, versions: tuple[Any, ...]) -> None:
+        before = self._versions or (None,) * len(versions)
+        for index, (version, old) in enumerate(zip(versions, before, strict=True)):
+            if version != old:
+                # A group's members: its JSON object without the braces.
+                self._members[index] = encode_json(shared_group(self._game, index))[1:-1]
+        self._tail = ",".join(self._members)
+        self._versions = versions

@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 
+import pytest
+
 from arena.signing import (
     SIGNATURE_HEADER,
     TIMESTAMP_HEADER,
@@ -88,3 +90,11 @@ def test_a_reused_signer_signs_exactly_like_a_fresh_signature() -> None:
 
     assert signer.signature(str(NOW), BODY) == headers[SIGNATURE_HEADER]
     assert signer.signature(str(NOW), BODY) == headers[SIGNATURE_HEADER]
+
+
+@pytest.mark.parametrize("secret", ["", "s", "x" * 64, "y" * 65, "é" * 100, b"\x00\xff" * 40])
+def test_a_signer_gives_the_standard_hmac_for_any_key_length(secret: str | bytes) -> None:
+    key = secret.encode() if isinstance(secret, str) else secret
+    expected = hmac.new(key, b"1735689600." + BODY, hashlib.sha256).hexdigest()
+
+    assert Signer(secret).signature("1735689600", BODY) == "sha256=" + expected
