@@ -26,13 +26,12 @@ _TICK = time.get_clock_info("monotonic").resolution
 class Deadline:
     """One call's deadline: a context manager around the whole exchange."""
 
-    __slots__ = ("_cancelling", "_owner", "_queue", "_task", "done", "expired", "when")
+    __slots__ = ("_cancelling", "_queue", "_task", "done", "expired", "when")
 
-    def __init__(self, owner: Deadlines, queue: deque[Deadline], when: float) -> None:
+    def __init__(self, queue: deque[Deadline], when: float) -> None:
         task = asyncio.current_task()
         if task is None:
             raise RuntimeError("a deadline needs a running task")
-        self._owner = owner
         self._queue = queue
         self._task = task
         # Cancellations already pending on the task are not ours to swallow.
@@ -84,7 +83,7 @@ class Deadlines:
         queue = self._queues.get(seconds)
         if queue is None:
             queue = self._queues[seconds] = deque()
-        deadline = Deadline(self, queue, self._loop.time() + seconds)
+        deadline = Deadline(queue, self._loop.time() + seconds)
         queue.append(deadline)
         if self._timer is None or deadline.when < self._armed_at:
             self._arm(deadline.when)

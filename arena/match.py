@@ -30,7 +30,11 @@ from engine.variant import Variant
 
 
 class Seat(Protocol):
-    """Something that answers protocol messages for one seat."""
+    """Something that answers protocol messages for one seat.
+
+    A decision request may keep some of its fields as JSON text (``arena.wire.PartlyEncoded``):
+    ``arena.wire.encode_message`` gives its body, ``arena.wire.complete_message`` every field.
+    """
 
     label: str
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from arena.faults import BotIllegalActionError, BotWrongShapeError, make_sample
-from arena.wire import PartlyEncoded, SharedText
+from arena.wire import PartlyEncoded, SharedText, encode_json
 from engine.cards import CARD_INDEX
 from engine.observation import observe
 
@@ -31,31 +31,35 @@ def decision_message(
     time_limit_ms: int,
 ) -> dict[str, Any]:
     """Return a ``bid`` or ``play`` request: the seat's observation plus ``legal``."""
-    message: dict[str, Any] = {
-        "protocol": PROTOCOL,
-        "type": kind,
-        "match_id": match_id,
-        "time_limit_ms": time_limit_ms,
-        "legal": list(legal),
-    }
+    message = _envelope(match_id, time_limit_ms)
+    message["type"] = kind
+    message["legal"] = list(legal)
     message.update(observation)
     return message
+
+
+def _envelope(match_id: str, time_limit_ms: int) -> dict[str, Any]:
+    """The fields of a decision request besides its type, ``legal`` and the observation."""
+    return {"protocol": PROTOCOL, "match_id": match_id, "time_limit_ms": time_limit_ms}
 
 
 class DecisionRequests:
     """Build one match's ``bid`` and ``play`` requests, keeping the shared parts encoded.
 
-    Each request is ``decision_message`` of the seat's whole observation. The parts every seat
-    shares (``engine.observation.SHARED_KEYS``) are not rebuilt for every request: they travel
-    as JSON text (``PartlyEncoded``), re-encoded only when the engine says they changed.
+    Each request holds what ``decision_message`` of the seat's whole observation holds. What
+    does not change from one request to the next travels as JSON text (``PartlyEncoded``): the
+    envelope (protocol, match id, time limit), encoded once per time limit, and the parts every
+    seat shares (``engine.observation.SHARED_KEYS``), re-encoded only when the engine says they
+    changed. The type stays a value, for seats that only look at it.
     """
 
-    __slots__ = ("_game", "_match_id", "_shared")
+    __slots__ = ("_envelopes", "_game", "_match_id", "_shared")
 
     def __init__(self, game: Game, match_id: str) -> None:
         self._game = game
         self._match_id = match_id
         self._shared = SharedText(game)
+        self._envelopes: dict[int, str] = {}
 
     def build(
         self,
@@ -67,13 +71,20 @@ class DecisionRequests:
         to_act: int | None = None,
     ) -> PartlyEncoded:
         """Return the request asking ``seat`` for a decision; ``to_act`` overrides the turn."""
-        observation = observe(self._game, seat, shared=False)
+        fields = observe(self._game, seat, shared=False)
         if to_act is not None:
-            observation["to_act"] = to_act
-        message = decision_message(
-            kind, observation, legal, match_id=self._match_id, time_limit_ms=time_limit_ms
-        )
-        return PartlyEncoded(message, self._shared.tail())
+            fields["to_act"] = to_act
+        fields["type"] = kind
+        fields["legal"] = list(legal)
+        return PartlyEncoded(fields, (self._envelope(time_limit_ms), self._shared.members()))
+
+    def _envelope(self, time_limit_ms: int) -> str:
+        """The envelope as JSON object members."""
+        envelope = self._envelopes.get(time_limit_ms)
+        if envelope is None:
+            text = encode_json(_envelope(self._match_id, time_limit_ms))
+            envelope = self._envelopes[time_limit_ms] = text[1:-1]
+        return envelope
 
 
 def result_message(

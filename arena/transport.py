@@ -56,7 +56,7 @@ _CACHE_SIZE = 4096
 _HEADER_LIMIT_MARKERS = ("Got more than", "Too many headers")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CallResult:
     """A bot's answer: the parsed JSON object and how long the whole exchange took."""
 
@@ -73,10 +73,27 @@ def _reject_constant(name: str) -> Any:
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
+def _decode_json(text: str) -> Any:
+    """Decode exactly as ``_DECODER.decode``, faster for the usual answer: a bare object.
+
+    An answer that is one object with no whitespace around it is decoded by the C scanner
+    alone; anything else goes through the whole decoder, with its error messages.
+    """
+    if text[:1] == "{":
+        try:
+            data, end = _DECODER.scan_once(text, 0)
+        except StopIteration:
+            pass
+        else:
+            if end == len(text):
+                return data
+    return _DECODER.decode(text)
+
+
 def decode_answer(body: bytes, latency_ms: float) -> dict[str, Any]:
     """Parse an answer strictly: UTF-8 JSON whose top level is an object."""
     try:
-        data = _DECODER.decode(body.decode("utf-8"))
+        data = _decode_json(body.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise BotNotJSONError(
             "the answer is not UTF-8 JSON", sample=make_sample(body), latency_ms=latency_ms
@@ -151,7 +168,6 @@ class BotClient:
                 cookie_jar=aiohttp.DummyCookieJar(),
                 trust_env=False,
             )
-            # Waiting for a free connection slot happens before the bot's clock starts.
             self._slots = asyncio.Semaphore(self.limits.max_connections)
             self._deadlines = Deadlines(asyncio.get_running_loop())
         return self._session
@@ -208,11 +224,10 @@ class BotClient:
             time_limit_ms = self.limits.time_limit_for(str(message.get("type", "")))
         body = encode_message(message)
         url = self._url(endpoint)
-        async with self._slots:
-            timestamp = str(int(time.time()))
-            headers = self._headers.copy()
-            headers[TIMESTAMP_HEADER] = timestamp
-            headers[SIGNATURE_HEADER] = self._signer(secret).signature(timestamp, body)
+        # Waiting for a free connection slot happens before the bot's clock starts.
+        await self._slots.acquire()
+        try:
+            headers = self._signed_headers(secret, body)
             started = time.perf_counter()
             try:
                 with self._deadlines.cut_after(self.limits.deadline_s(time_limit_ms)):
@@ -225,8 +240,18 @@ class BotClient:
                 ) from None
             except aiohttp.ClientError as exc:
                 raise _connection_fault(exc, _elapsed_ms(started)) from None
+        finally:
+            self._slots.release()
         latency_ms = _elapsed_ms(started)
         return CallResult(decode_answer(raw, latency_ms), latency_ms, status)
+
+    def _signed_headers(self, secret: str, body: bytes) -> CIMultiDict[str]:
+        """Return the request headers with a fresh timestamp and the body's signature."""
+        timestamp = str(int(time.time()))
+        headers = self._headers.copy()
+        headers[TIMESTAMP_HEADER] = timestamp
+        headers[SIGNATURE_HEADER] = self._signer(secret).signature(timestamp, body)
+        return headers
 
     async def _exchange(
         self,

@@ -6,7 +6,7 @@ match that is most of the body. ``SharedText`` keeps the JSON text of those part
 and re-encodes a part only when the engine says it may have changed; a ``PartlyEncoded``
 request carries that text beside its other fields, so encoding it costs only the fields that
 are new. The content is the same as encoding the whole message; only the order of keys differs
-(the encoded parts come last).
+(the encoded parts come first).
 """
 
 from __future__ import annotations
@@ -46,21 +46,22 @@ _encode = _make_encode()
 
 
 class PartlyEncoded(dict[str, Any]):
-    """A request whose ``tail`` holds more of its fields, as encoded JSON object members.
+    """A request with more fields in ``members``, already encoded.
 
-    ``tail`` is ``"key":value`` members joined by commas; those keys are not among the dict's
-    own. ``complete`` gives every field as a value.
+    Each of ``members`` is JSON object members (``"key":value`` joined by commas) for keys
+    that are not among the dict's own. ``complete`` gives every field as a value.
     """
 
-    __slots__ = ("tail",)
+    __slots__ = ("members",)
 
-    def __init__(self, fields: Mapping[str, Any], tail: str) -> None:
+    def __init__(self, fields: Mapping[str, Any], members: tuple[str, ...]) -> None:
         super().__init__(fields)
-        self.tail = tail
+        self.members = members
 
     def complete(self) -> dict[str, Any]:
         """Return a plain dict of every field; the encoded ones decoded afresh."""
-        return {**self, **_DECODER.decode(f"{{{self.tail}}}")}
+        encoded = ",".join(self.members)
+        return {**_DECODER.decode(f"{{{encoded}}}"), **self}
 
 
 def encode_json(value: Any) -> str:
@@ -73,11 +74,12 @@ def encode_json(value: Any) -> str:
 
 def encode_message(message: Mapping[str, Any]) -> bytes:
     """Serialise a request compactly; the bytes sent are the bytes signed."""
-    tail = getattr(message, "tail", None)
+    members = getattr(message, "members", None)
     head = encode_json(message)
-    if not tail:
+    if not members:
         return head.encode()
-    return f"{head[:-1]},{tail}}}".encode() if message else f"{{{tail}}}".encode()
+    encoded = ",".join(members)
+    return f"{{{encoded},{head[1:]}".encode() if message else f"{{{encoded}}}".encode()
 
 
 def complete_message(message: Mapping[str, Any]) -> dict[str, Any]:
@@ -93,26 +95,26 @@ class SharedText:
     group may have changed (``shared_versions``); only a changed group is built and encoded.
     """
 
-    __slots__ = ("_game", "_members", "_tail", "_versions")
+    __slots__ = ("_game", "_groups", "_text", "_versions")
 
     def __init__(self, game: Game) -> None:
         self._game = game
         self._versions: tuple[Any, ...] | None = None
-        self._members = [""] * len(SHARED_GROUPS)
-        self._tail = ""
+        self._groups = [""] * len(SHARED_GROUPS)
+        self._text = ""
 
-    def tail(self) -> str:
-        """Return the shared keys as JSON object members, for ``PartlyEncoded``."""
+    def members(self) -> str:
+        """Return the shared keys as JSON object members, for ``PartlyEncoded.members``."""
         versions = shared_versions(self._game)
         if versions != self._versions:
             self._refresh(versions)
-        return self._tail
+        return self._text
 
     def _refresh(self, versions: tuple[Any, ...]) -> None:
         before = self._versions or (None,) * len(versions)
         for index, (version, old) in enumerate(zip(versions, before, strict=True)):
             if version != old:
                 # A group's members: its JSON object without the braces.
-                self._members[index] = encode_json(shared_group(self._game, index))[1:-1]
-        self._tail = ",".join(self._members)
+                self._groups[index] = encode_json(shared_group(self._game, index))[1:-1]
+        self._text = ",".join(self._groups)
         self._versions = versions

@@ -148,7 +148,9 @@ def _suit(trump: int) -> str | None:
 
 
 def _visible_bids(bids: list[int], seat: int, hidden: bool) -> list[int | None]:
-    return [b if b >= 0 and (not hidden or s == seat) else None for s, b in enumerate(bids)]
+    if not hidden:
+        return [b if b >= 0 else None for b in bids]
+    return [b if b >= 0 and s == seat else None for s, b in enumerate(bids)]
 
 
 def _over_under(deal: Any) -> str:
