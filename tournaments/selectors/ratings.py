@@ -44,11 +44,14 @@ def bot_ratings(*, bot_id: int) -> QuerySet[Rating]:
 
 
 def bot_ratings_on(*, bot_id: int, when: datetime) -> list[dict[str, Any]]:
-    """A bot's rating in every variant as it stood at ``when``, in two queries."""
+    """A bot's rating in every variant as it stood at ``when``, in two queries.
+
+    The first is an index-only scan of ``history_bot_at_idx`` (bot, at, variant, sequence).
+    """
     latest = (
         RatingHistory.objects.filter(bot_id=bot_id, at__lte=when)
         .values("variant_id")
-        .annotate(last=Max("sequence"), n=Count("pk"))
+        .annotate(last=Max("sequence"), n=Count("*"))
         .order_by()
     )
     counts = {row["last"]: row["n"] for row in latest}

@@ -1,0 +1,339 @@
+"""Throughput, latency and query count of the leaderboard and rating endpoints at scale.
+
+Loads 10,000 bots and 1,000,000 rated matches of 4 seats (4,000,000 seats, 4,000,000 rating
+history rows, 10,000 ratings) into a PostgreSQL database of its own with COPY, then serves it
+with gunicorn (2 workers, DB_CONN_MAX_AGE=600) on loopback and drives, one after the other:
+
+- GET /api/leaderboard/?variant=oh-hell, the first page and a deep page (page_size 50);
+- GET /api/bots/{id}/rating-history/?variant=oh-hell, the first page, a random bot a request;
+- GET /api/bots/{id}/ratings/?at=<a date>, a random bot a request;
+
+with the keep-alive load generator of ``bench_api.py``. Also counts SQL queries per request
+in-process (Django test client, same database) at two page sizes, and ``--explain`` prints
+EXPLAIN ANALYZE of every query each endpoint runs.
+
+    .venv/bin/python bench/bench_api_ratings.py [--seconds 8] [--connections 4] [--keep]
+        [--bots 10000] [--matches 1000000] [--explain] [--only ratings]
+
+Loading takes a few minutes; the data is kept with ``--keep`` and a later run reuses it when
+the database already holds the same amounts (it is migrated first, so a new index applies).
+Needs PostgreSQL on 127.0.0.1:5432 (user postgres, trust auth); uses the database
+ohhell_bench_api_ratings and drops it at the end unless ``--keep``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import math
+import os
+import random
+import statistics
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+DB_URL = os.environ.get(
+    "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/ohhell_bench_api_ratings"
+)
+# The helpers below read their database from this variable when imported.
+os.environ["BENCH_DATABASE_URL"] = DB_URL
+
+import bench_api  # noqa: E402
+import bench_ratings_speed as speed  # noqa: E402
+
+from engine.scoring import shared_ranks  # noqa: E402
+
+DB_NAME = DB_URL.rsplit("/", 1)[1]
+PORT = 8766
+VARIANT = "oh-hell"
+START = datetime(2024, 1, 1, tzinfo=UTC)
+YEAR = timedelta(days=365)
+AT = "2024-07-01T00:00:00Z"
+CHUNK = 50_000
+# Plausible TrueSkill-like drift: defaults of the oh-hell variant.
+MU0, SIGMA0, BETA, TAU = 25.0, 25.0 / 3, 25.0 / 6, 25.0 / 300
+
+MATCH_COLUMNS = [
+    *("id", "variant_id", "seed", "started_at", "finished_at", "created_at", "updated_at"),
+    *("rated_at", "rating_sequence", "rated", "status", "round", "duplicate_group"),
+    *("time_limit_ms", "attempts", "max_attempts", "claimed_by", "error", "rating_group"),
+]
+MATCH_FIXED = (True, "finished", 0, "", 1000, 1, 3, "", "", "")
+HISTORY_COLUMNS = [
+    *("bot_id", "variant_id", "match_id", "sequence"),
+    *("mu_before", "sigma_before", "mu_after", "sigma_after", "at"),
+]
+RATING_COLUMNS = ["bot_id", "variant_id", "mu", "sigma", "matches", "updated_at"]
+
+
+# --- the data --------------------------------------------------------------------------------
+
+
+def _psql_value(sql: str, database: str = "postgres") -> str:
+    result = subprocess.run(
+        [*speed.PSQL, "-d", database, "-tAc", sql], check=False, capture_output=True, text=True
+    )
+    return result.stdout.strip()
+
+
+def _holds_data(bots: int, matches: int) -> bool:
+    """Whether the bench database exists and holds exactly this load."""
+    if _psql_value(f"SELECT 1 FROM pg_database WHERE datname = '{DB_NAME}'") != "1":
+        return False
+    counts = _psql_value(
+        "SELECT (SELECT count(*) FROM tournaments_bot), (SELECT count(*) FROM tournaments_match),"
+        " (SELECT count(*) FROM tournaments_ratinghistory),"
+        " (SELECT count(*) FROM tournaments_rating)",
+        DB_NAME,
+    )
+    return counts == f"{bots}|{matches}|{4 * matches}|{bots}"
+
+
+def _update(table: list[list[float]], ranks: list[int]) -> list[tuple[float, float]]:
+    """A cheap TrueSkill-like update: mu moves by surprise, sigma shrinks towards ~0.7."""
+    seats = len(table)
+    out = []
+    for i, (mu, sigma, _) in enumerate(table):
+        var = sigma * sigma + TAU * TAU
+        expected = 0.0
+        for j, (mu_j, sigma_j, _) in enumerate(table):
+            if j != i:
+                c = math.sqrt(2 * BETA * BETA + var + sigma_j * sigma_j)
+                expected += 1.0 / (1.0 + math.exp(-(mu - mu_j) / c * 1.7))
+        actual = sum(
+            1.0 if ranks[i] < ranks[j] else 0.5 if ranks[i] == ranks[j] else 0.0
+            for j in range(seats)
+            if j != i
+        )
+        c = 2 * BETA * BETA
+        mu_after = mu + var / math.sqrt(var + c) * (actual - expected) * 2 / (seats - 1)
+        sigma_after = math.sqrt(var * (1 - var / (var + c)))
+        out.append((mu_after, sigma_after))
+    return out
+
+
+def load(bots: int, matches: int, seed: int = 1) -> None:
+    """Recreate the database and load bots, rated matches, seats, history and ratings."""
+    speed.create_database()
+    from django.db import connection
+
+    from tournaments.models import Match, MatchSeat, Rating, RatingHistory
+
+    started = time.perf_counter()
+    bot_ids, variant_id = speed.create_bots(bots)
+    rng = random.Random(seed)
+    strength = {b: rng.gauss(0, 15) for b in bot_ids}
+    state = {b: [MU0, SIGMA0, 0] for b in bot_ids}  # mu, sigma, matches
+    last_at = {}
+    step = YEAR / matches
+    connection.ensure_connection()
+    with connection.cursor() as cursor:
+        # The rows are consistent by construction: skip the foreign key triggers.
+        cursor.execute("SET session_replication_role = replica")
+    for first in range(1, matches + 1, CHUNK):
+        match_rows, seat_rows, history_rows = [], [], []
+        for match_id in range(first, min(first + CHUNK, matches + 1)):
+            finished = START + step * match_id + timedelta(microseconds=rng.randrange(1000))
+            began = finished - timedelta(seconds=rng.randrange(60, 600))
+            seed = rng.getrandbits(62)
+            times = (began, finished, began, finished, finished)
+            match_rows.append((match_id, variant_id, seed, *times, match_id, *MATCH_FIXED))
+            seated = rng.sample(bot_ids, 4)
+            scores = [max(0, round(100 + strength[b] + rng.gauss(0, 21))) for b in seated]
+            ranks = shared_ranks(scores)
+            table = [state[b] for b in seated]
+            after = _update(table, ranks)
+            for seat, bot in enumerate(seated):
+                exact = rng.randrange(4, 15)
+                seat_rows.append(
+                    (match_id, seat, bot, scores[seat], ranks[seat], exact, 19, 0, False)
+                )
+                mu, sigma, played = state[bot]
+                mu_after, sigma_after = after[seat]
+                history_rows.append(
+                    (
+                        bot,
+                        variant_id,
+                        match_id,
+                        match_id,
+                        mu,
+                        sigma,
+                        mu_after,
+                        sigma_after,
+                        finished,
+                    )
+                )
+                state[bot] = [*after[seat], played + 1]
+                last_at[bot] = finished
+        speed.copy_rows(Match, MATCH_COLUMNS, match_rows)
+        speed.copy_rows(MatchSeat, speed.SEAT_COLUMNS, seat_rows)
+        speed.copy_rows(RatingHistory, HISTORY_COLUMNS, history_rows)
+        done = first + len(match_rows) - 1
+        print(f"  {done:,} matches loaded, {time.perf_counter() - started:.0f} s", flush=True)
+    speed.copy_rows(
+        Rating,
+        RATING_COLUMNS,
+        (
+            (b, variant_id, mu, sigma, played, last_at.get(b, START))
+            for b, (mu, sigma, played) in state.items()
+        ),
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("SET session_replication_role = DEFAULT")
+        cursor.execute(
+            "SELECT setval(pg_get_serial_sequence('tournaments_match', 'id'), %s)", [matches]
+        )
+    connection.close()
+    subprocess.run([*speed.PSQL, "-d", DB_NAME, "-c", "VACUUM ANALYZE"], check=True)
+    print(f"loaded in {time.perf_counter() - started:.0f} s (with VACUUM ANALYZE)")
+
+
+def prepare(bots: int, matches: int) -> None:
+    """Reuse the database when it holds this load (migrating it); load it otherwise."""
+    if _holds_data(bots, matches):
+        speed.setup_django()
+        from django.core.management import call_command
+
+        call_command("migrate", verbosity=0)
+        subprocess.run([*speed.PSQL, "-d", DB_NAME, "-c", "ANALYZE"], check=True)
+        print(f"reusing {DB_NAME}: {bots:,} bots, {matches:,} rated matches")
+    else:
+        print(f"loading {bots:,} bots and {matches:,} rated matches of 4 seats into {DB_NAME}")
+        load(bots, matches)
+
+
+# --- the measurements ------------------------------------------------------------------------
+
+
+def _bot_ids() -> list[int]:
+    from tournaments.models import Bot
+
+    return list(Bot.objects.values_list("pk", flat=True))
+
+
+def endpoints(bot_ids: list[int], bots: int) -> dict[str, Callable[[random.Random, int], str]]:
+    """Label -> path maker (given a random source and a page size)."""
+    deep = max(1, bots // 2 // 50)  # the middle of the board at page_size 50
+    return {
+        "leaderboard, page 1": lambda r, s: f"/api/leaderboard/?variant={VARIANT}&page_size={s}",
+        f"leaderboard, page {deep}": lambda r, s: (
+            f"/api/leaderboard/?variant={VARIANT}&page_size={s}&page={max(1, deep * 50 // s)}"
+        ),
+        "rating-history, page 1": lambda r, s: (
+            f"/api/bots/{r.choice(bot_ids)}/rating-history/?variant={VARIANT}&page_size={s}"
+        ),
+        "ratings ?at=": lambda r, s: f"/api/bots/{r.choice(bot_ids)}/ratings/?at={AT}",
+    }
+
+
+def count_queries(paths: dict[str, Callable], explain: bool) -> dict[str, list[int]]:
+    """SQL queries per request at page sizes 10 and 200 (in-process, the test client)."""
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    client, rng, out = Client(HTTP_HOST="127.0.0.1"), random.Random(7), {}
+    for label, make in paths.items():
+        out[label] = []
+        for size in (10, 200):
+            path = make(rng, size)
+            with CaptureQueriesContext(connection) as queries:
+                response = client.get(path)
+            assert response.status_code == 200, (path, response.status_code, response.content)
+            out[label].append(len(queries))
+            if explain and size == 10:
+                print(f"\n--- {path}")
+                with connection.cursor() as cursor:
+                    for query in queries.captured_queries:
+                        cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + query["sql"])
+                        print("\n".join(row[0] for row in cursor.fetchall()) + "\n")
+    return out
+
+
+def drive(make: Callable[[random.Random], str], seconds: float, connections: int):
+    """Like ``bench_api.load``, but each request's path comes from ``make``."""
+    latencies: list[list[float]] = [[] for _ in range(connections)]
+    errors = [0] * connections
+    stop = time.perf_counter() + seconds
+
+    def worker(i: int) -> None:
+        rng = random.Random(i)
+        conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=10)
+        while time.perf_counter() < stop:
+            path = make(rng)
+            started = time.perf_counter()
+            try:
+                conn.request("GET", path)
+                response = conn.getresponse()
+                response.read()
+                if response.status != 200:
+                    errors[i] += 1
+            except (OSError, http.client.HTTPException):
+                errors[i] += 1
+                conn.close()
+                conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=10)
+                continue
+            latencies[i].append((time.perf_counter() - started) * 1000)
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(connections)]
+    begun = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.perf_counter() - begun
+    every = sorted(x for per in latencies for x in per)
+    p99 = every[min(len(every) - 1, int(len(every) * 0.99))]
+    return len(every) / elapsed, statistics.median(every), p99, sum(errors)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=8.0)
+    parser.add_argument("--connections", type=int, default=4)
+    parser.add_argument("--bots", type=int, default=10_000)
+    parser.add_argument("--matches", type=int, default=1_000_000)
+    parser.add_argument("--explain", action="store_true", help="EXPLAIN ANALYZE every query")
+    parser.add_argument("--only", default="", help="only endpoints whose label contains this")
+    parser.add_argument("--keep", action="store_true", help="keep the bench database")
+    args = parser.parse_args()
+
+    prepare(args.bots, args.matches)
+    speed.setup_django()
+    paths = {k: v for k, v in endpoints(_bot_ids(), args.bots).items() if args.only in k}
+    print("\nSQL queries per request (page_size 10 / 200):")
+    for label, counts in count_queries(paths, args.explain).items():
+        print(f"  {label:26} " + " / ".join(map(str, counts)))
+    from django.db import connections
+
+    connections.close_all()
+
+    bench_api.PORT = PORT
+    server = bench_api.start_gunicorn(600)
+    print(
+        f"\ngunicorn, 2 workers, DB_CONN_MAX_AGE=600; {args.connections} keep-alive connections,"
+        f" {args.seconds:.0f} s per endpoint, page_size 50"
+    )
+    header = ("endpoint", "req/s", "p50 ms", "p99 ms", "errors")
+    print("| {} | {} | {} | {} | {} |".format(*header))
+    print("|---|---|---|---|---|")
+    try:
+        for label, make in paths.items():
+            drive(lambda r, make=make: make(r, 50), 1.0, args.connections)  # warm-up
+            rps, p50, p99, errors = drive(
+                lambda r, make=make: make(r, 50), args.seconds, args.connections
+            )
+            print(f"| {label} | {rps:.0f} | {p50:.2f} | {p99:.2f} | {errors} |", flush=True)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    print(f"\nload average (1, 5, 15 min) after the run: {os.getloadavg()}")
+    if not args.keep:
+        speed.drop_database()
+
+
+if __name__ == "__main__":
+    main()
