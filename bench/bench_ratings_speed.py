@@ -193,7 +193,7 @@ def copy_rows(model, columns: Sequence[str], rows) -> None:
 MATCH_COLUMNS = [
     *("variant_id", "round", "duplicate_group", "seed", "time_limit_ms", "status"),
     *("attempts", "max_attempts", "claimed_by", "error", "started_at", "finished_at"),
-    *("rated", "created_at", "updated_at"),
+    *("rated", "created_at", "updated_at", "rating_group"),
 ]
 SEAT_COLUMNS = [
     *("match_id", "seat", "bot_id", "score", "rank"),
@@ -231,6 +231,7 @@ def load_unrated_matches(count: int, bot_ids: list[int], variant_id: int, seed: 
                 False,
                 t,
                 t,
+                "",
             )
             for t in times
         ),

@@ -67,6 +67,8 @@ class RatingHistory(models.Model):
         indexes = [
             models.Index(fields=["bot", "variant", "sequence"], name="history_bot_variant_seq_idx"),
             models.Index(fields=["variant", "at"], name="history_variant_at_idx"),
+            # A bot's ratings on a date: an index-only scan of its updates up to then.
+            models.Index(fields=["bot", "at", "variant", "sequence"], name="history_bot_at_idx"),
         ]
 
     def __str__(self) -> str:
