@@ -28,8 +28,11 @@ class Deadline:
 
     __slots__ = ("_cancelling", "_queue", "_task", "done", "expired", "when")
 
-    def __init__(self, queue: deque[Deadline], when: float) -> None:
-        task = asyncio.current_task()
+    def __init__(
+        self, loop: asyncio.AbstractEventLoop, queue: deque[Deadline], when: float
+    ) -> None:
+        # Given the loop, current_task skips get_running_loop and its getpid system call.
+        task = asyncio.current_task(loop)
         if task is None:
             raise RuntimeError("a deadline needs a running task")
         self._queue = queue
@@ -83,7 +86,8 @@ class Deadlines:
         queue = self._queues.get(seconds)
         if queue is None:
             queue = self._queues[seconds] = deque()
-        deadline = Deadline(queue, self._loop.time() + seconds)
+        loop = self._loop
+        deadline = Deadline(loop, queue, loop.time() + seconds)
         queue.append(deadline)
         if self._timer is None or deadline.when < self._armed_at:
             self._arm(deadline.when)
