@@ -189,7 +189,34 @@ def _save_state(state: _State, *, replace: bool = False) -> None:
             row.mu, row.sigma, row.matches, row.updated_at = mu, sigma, int(count), now
             changed.append(row)
     Rating.objects.bulk_create(new, batch_size=CHUNK)
-    Rating.objects.bulk_update(changed, ["mu", "sigma", "matches", "updated_at"], batch_size=CHUNK)
+    _update_rows(Rating, changed, ["mu", "sigma", "matches", "updated_at"])
+
+
+def _update_rows(model, objects: list, columns: list[str]) -> None:
+    """Write ``columns`` of ``objects`` back: one UPDATE ... FROM (VALUES ...) per chunk.
+
+    Django's bulk_update builds a CASE WHEN per row and column in Python, which cost most of
+    the time of rating a backlog; other databases keep it.
+    """
+    if not objects:
+        return
+    if connection.vendor != "postgresql":
+        model.objects.bulk_update(objects, columns, batch_size=CHUNK)
+        return
+    meta = model._meta
+    names = [meta.pk.column, *(meta.get_field(c).column for c in columns)]
+    casts = [meta.get_field(c).db_type(connection) for c in [meta.pk.name, *columns]]
+    row = "(" + ", ".join(f"%s::{cast}" for cast in casts) + ")"
+    sets = ", ".join(f"{name} = v.{name}" for name in names[1:])
+    for start in range(0, len(objects), CHUNK):
+        chunk = objects[start : start + CHUNK]
+        params = [getattr(o, f) for o in chunk for f in [meta.pk.attname, *columns]]
+        sql = (
+            f"UPDATE {meta.db_table} AS t SET {sets} FROM (VALUES {', '.join([row] * len(chunk))})"
+            f" AS v({', '.join(names)}) WHERE t.{names[0]} = v.{names[0]}"
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
 
 
 def _seats_by_match(match_ids: list[int]) -> dict[int, list[SeatRow]]:
@@ -284,9 +311,7 @@ def _apply_batch(batch: int) -> int:
                 match.rating_group = f"{match.tournament_id}:{match.duplicate_group}"
     _save_state(state)
     _save_history(history)
-    Match.objects.bulk_update(
-        rated, ["rated", "rated_at", "rating_sequence", "rating_group"], batch_size=CHUNK
-    )
+    _update_rows(Match, rated, ["rated", "rated_at", "rating_sequence", "rating_group"])
     return len(rated)
 
 
