@@ -32,6 +32,7 @@ class Command(BaseCommand):
         say = self.stdout.write
         # In-process tasks would log every task; the progress lines say enough.
         logging.getLogger("celery").setLevel(logging.WARNING)
+        logging.getLogger("kombu.connection").setLevel(logging.ERROR)  # the in-memory broker
         call_command("migrate", verbosity=0, interactive=False)
         call_command("seed_presets", verbosity=0)
         # The demo's bots live on loopback; only this process (and workers started for the
