@@ -19,14 +19,14 @@ JACK = RANKS.index("J")
 
 # For each suit, the names of the cards in every 13-bit pattern, highest first. Listing a
 # hand is then four table look-ups instead of a loop over 52 bits.
-_SUIT_TABLES: tuple[tuple[tuple[str, ...], ...], ...] = tuple(
+SUIT_NAME_TABLES: tuple[tuple[tuple[str, ...], ...], ...] = tuple(
     tuple(
         tuple(CARD_NAMES[s * 13 + r] for r in range(12, -1, -1) if pattern >> r & 1)
         for pattern in range(1 << 13)
     )
     for s in range(4)
 )
-_CLUBS, _DIAMONDS, _HEARTS, _SPADES = _SUIT_TABLES
+_CLUBS, _DIAMONDS, _HEARTS, _SPADES = SUIT_NAME_TABLES
 _SUIT_INDEX_TABLES: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     tuple(
         tuple(s * 13 + r for r in range(12, -1, -1) if pattern >> r & 1)

@@ -6,18 +6,87 @@ millions of actions; the public API speaks in card names (``TD``) and plain ints
 
 from __future__ import annotations
 
-from functools import reduce
-from operator import or_
 from typing import Any
 
 from engine import errors
-from engine.cards import CARD_BITS, CARD_INDEX, CARD_NAMES, SUIT_MASKS, SUITS, card_names
+from engine.cards import (
+    CARD_BITS,
+    CARD_INDEX,
+    CARD_NAMES,
+    SUIT_MASKS,
+    SUIT_NAME_TABLES,
+    SUITS,
+    card_names,
+)
 from engine.dealing import first_dealer, new_rng, shuffled_prefix
 from engine.scoring import deal_score, shared_ranks, winners
 from engine.variant import Variant
 
 BID, PLAY, OVER = "bid", "play", "over"
 _BID_RANGES = tuple(tuple(range(h + 1)) for h in range(53))
+_CLUBS, _DIAMONDS, _HEARTS, _SPADES = SUIT_NAME_TABLES
+_RULES_KEPT = 64  # (variant, players) pairs whose _Rules are kept; the cache starts over after
+
+
+class _Rules:
+    """What a game needs of its variant for a number of players, worked out once.
+
+    Games of the same variant and size are started again and again (simulations, matches,
+    benchmarks); the schedule, how each deal finds its trump and the score of every bid and
+    outcome do not change between them, so they are looked up rather than re-derived.
+    """
+
+    __slots__ = ("deals", "hook", "in_play", "must_trump", "schedule", "score_tables", "variant")
+
+    def __init__(self, variant: Variant, players: int) -> None:
+        self.variant = variant
+        self.schedule = schedule = variant.schedule(players)
+        self.in_play = variant.cards_in_play(players)
+        self.hook = variant.hook
+        self.must_trump = variant.must_trump
+        self.deals = tuple(self._deal_spec(k, h * players) for k, h in enumerate(schedule))
+        self.score_tables: dict[int, tuple[tuple[int, ...], ...]] = {}
+
+    def _deal_spec(self, k: int, dealt: int) -> tuple[int, int]:
+        """(position in the shuffled pack of the card turned for trump or -1, fixed trump or -1).
+
+        A suit fixed by the cycle has no card; "no trump" is -1 for both.
+        """
+        v = self.variant
+        if v.last_deal_no_trump and k == len(self.schedule) - 1:
+            return -1, -1
+        if v.trump == "turn_up":
+            return (dealt if dealt < self.in_play else -1), -1
+        if v.trump == "dealer_last_card":
+            return dealt - 1, -1
+        symbol = v.trump_cycle[k % len(v.trump_cycle)]
+        return -1, (SUITS.index(symbol) if symbol in SUITS else -1)
+
+    def score_table(self, tricks: int) -> tuple[tuple[int, ...], ...]:
+        """Scores by bid then tricks taken, for a deal of ``tricks`` tricks."""
+        table = self.score_tables.get(tricks)
+        if table is None:
+            v, span = self.variant, range(tricks + 1)
+            table = tuple(tuple(deal_score(v, b, t, tricks) for t in span) for b in span)
+            self.score_tables[tricks] = table
+        return table
+
+
+_RULES: dict[tuple[int, int], _Rules] = {}
+
+
+def _rules_for(variant: Variant, players: int) -> _Rules:
+    """The cached _Rules of ``variant`` for ``players``.
+
+    Keyed by the variant's identity, as hashing its two dozen fields would cost more than the
+    look-up saves; the cached _Rules holds the variant, so that identity cannot be reused.
+    """
+    rules = _RULES.get((id(variant), players))
+    if rules is None:
+        if len(_RULES) >= _RULES_KEPT:
+            _RULES.clear()
+        rules = _RULES[id(variant), players] = _Rules(variant, players)
+    return rules
 
 
 class DealRecord:
@@ -91,19 +160,18 @@ class Game:
         "_deal",
         "_hands",
         "_hook",
-        "_in_play",
         "_leaders",
         "_led_mask",
         "_legal",
-        "_must_trump",
         "_plays",
         "_rng",
-        "_schedule",
+        "_rules",
         "_trick",
         "_tricks_done",
         "_tricks_won",
         "_trump",
         "_trump_mask",
+        "_trump_suit",
         "_winners",
         "bonus",
         "dealer",
@@ -125,10 +193,8 @@ class Game:
         self.players = players
         self.seed = seed
         self._rng = new_rng(seed)
-        self._schedule = variant.schedule(players)
-        self._must_trump = variant.must_trump
-        self._hook = variant.hook
-        self._in_play = variant.cards_in_play(players)
+        self._rules = rules = _rules_for(variant, players)
+        self._hook = rules.hook
         self.first_dealer = first_dealer(self._rng, variant.first_dealer, players)
         self.totals = [0] * players
         self.bonus = [0] * players
@@ -138,22 +204,25 @@ class Game:
     # -- the deal --------------------------------------------------------------------------
 
     def _start_deal(self) -> None:
-        n, k = self.players, len(self.deals)
-        h = self._schedule[k]
+        n, k, rules = self.players, len(self.deals), self._rules
+        h = rules.schedule[k]
         self.dealer = dealer = (self.first_dealer + k) % n
         eldest = (dealer + 1) % n
         dealt = n * h
-        in_play = self._in_play
         deck = shuffled_prefix(self._rng, dealt + 1)
         # One card at a time clockwise from eldest: the seat ``j`` places after eldest gets
-        # every n-th card from position j.
+        # every n-th card from position j. The bits are distinct, so their sum is their union.
         hands = [0] * n
         for j in range(n):
-            hands[(eldest + j) % n] = reduce(or_, map(CARD_BITS.__getitem__, deck[j:dealt:n]))
-        trump, trump_card = self._choose_trump(k, deck, dealt, in_play)
+            hands[(eldest + j) % n] = sum(map(CARD_BITS.__getitem__, deck[j:dealt:n]))
+        turned_at, trump = rules.deals[k]
+        trump_card = deck[turned_at] if turned_at >= 0 else -1
+        if trump_card >= 0:
+            trump = trump_card // 13
         self._hands = hands
         self._trump = trump
-        self._trump_mask = SUIT_MASKS[trump] if self._must_trump and trump >= 0 else 0
+        self._trump_suit = SUIT_MASKS[trump] if trump >= 0 else 0
+        self._trump_mask = self._trump_suit if rules.must_trump else 0
         self._deal = deal = DealRecord(dealer, h, tuple(hands), trump, trump_card)
         self.deals.append(deal)
         self.hand_size = h
@@ -169,20 +238,6 @@ class Game:
         self.to_act: int | None = eldest
         self.phase = BID
 
-    def _choose_trump(self, k: int, deck: list[int], dealt: int, in_play: int) -> tuple[int, int]:
-        """Return (trump suit or -1, turned card or -1) for deal ``k``."""
-        v = self.variant
-        if v.last_deal_no_trump and k == len(self._schedule) - 1:
-            return -1, -1
-        if v.trump == "turn_up":
-            if dealt < in_play:
-                return deck[dealt] // 13, deck[dealt]
-            return -1, -1
-        if v.trump == "dealer_last_card":
-            return deck[dealt - 1] // 13, deck[dealt - 1]
-        symbol = v.trump_cycle[k % len(v.trump_cycle)]
-        return (SUITS.index(symbol) if symbol in SUITS else -1), -1
-
     # -- facts -----------------------------------------------------------------------------
 
     @property
@@ -193,7 +248,7 @@ class Game:
     @property
     def schedule(self) -> tuple[int, ...]:
         """Hand size of every deal that may be played."""
-        return self._schedule
+        return self._rules.schedule
 
     @property
     def is_over(self) -> bool:
@@ -264,10 +319,22 @@ class Game:
         return card_names(self._legal) if self.phase is PLAY else ()
 
     def legal_actions(self) -> tuple[int, ...] | tuple[str, ...]:
-        """Bids during bidding, cards during play, nothing once the game is over."""
+        """Bids during bidding, cards during play, nothing once the game is over.
+
+        The card names are looked up here as ``card_names`` would, without calling it: this
+        is asked before every card of every game, and the call saved shows.
+        """
         if self.phase is PLAY:
-            return card_names(self._legal)
+            legal = self._legal
+            return (
+                _CLUBS[legal & 0x1FFF]
+                + _DIAMONDS[legal >> 13 & 0x1FFF]
+                + _HEARTS[legal >> 26 & 0x1FFF]
+                + _SPADES[legal >> 39]
+            )
         if self.phase is BID:
+            if self.to_act != self.dealer:  # only the dealer may find a bid forbidden
+                return _BID_RANGES[self.hand_size]
             return self.legal_bids()
         return ()
 
@@ -291,7 +358,7 @@ class Game:
         if type(bid) is not int or not 0 <= bid <= h:
             raise errors.BidOutOfRangeError(f"bid must be an integer from 0 to {h}, not {bid!r}")
         seat = self.to_act
-        if self._hook and seat == self.dealer and bid == self.forbidden_bid():
+        if seat == self.dealer and self._hook and bid == self.forbidden_bid():
             raise errors.HookViolationError(
                 f"the dealer may not bid {bid}: the bids would add up to the {h} tricks (hook)"
             )
@@ -302,24 +369,34 @@ class Game:
             self.to_act = self.leader
             self._legal = self._hands[self.leader]
         else:
-            self.to_act = (seat + 1) % self.players
+            self.to_act = seat + 1 if seat + 1 < self.players else 0
 
     def play(self, card: str, seat: int | None = None) -> None:
         """Play a card, written like ``TD``, for the seat to act."""
-        if self.phase is not PLAY or (seat is not None and seat != self.to_act):
+        if self.phase is not PLAY:
             self._check_turn(seat, PLAY)
+        self.apply(card, seat)
+
+    def apply(self, action: int | str, seat: int | None = None) -> None:
+        """Apply a bid (int) or a card (str), whichever the phase needs.
+
+        A card is played right here rather than handed on to ``play`` (which checks the phase
+        and comes here): every card of every game passes this way, and a call less shows.
+        """
+        if self.phase is not PLAY or (seat is not None and seat != self.to_act):
+            if self.phase is BID:
+                return self.bid(action, seat)  # type: ignore[arg-type]
+            self._check_turn(seat, PLAY)  # raises: the game is over, or not this seat's turn
         try:
-            index = CARD_INDEX[card]
+            index = CARD_INDEX[action]
         except (KeyError, TypeError):
             raise errors.NotACardError(
-                f"{card!r} is not a card; write rank then suit, like 'TD'"
+                f"{action!r} is not a card; write rank then suit, like 'TD'"
             ) from None
         bit = CARD_BITS[index]
         if not self._legal & bit:
-            self._raise_why_illegal(card, bit)
-        # The card is legal: play it. Inlined, as this runs for every card of every game.
-        seat = self.to_act
-        hands = self._hands
+            self._raise_why_illegal(action, bit)  # type: ignore[arg-type]
+        seat, n, hands = self.to_act, self.players, self._hands
         hands[seat] ^= bit
         self._plays.append(index)
         trick = self._trick
@@ -328,14 +405,14 @@ class Game:
         if played == 1:
             self._led_mask = SUIT_MASKS[index // 13]
             self._leaders.append(seat)
-        elif played == self.players:
-            self._end_trick()
-            return
-        seat = seat + 1 if seat + 1 < self.players else 0
+        elif played == n:
+            return self._end_trick()
+        seat = seat + 1 if seat + 1 < n else 0
         self.to_act = seat
         hand = hands[seat]
         # Follow suit if able; else, under must-trump, trump if able; else anything.
         self._legal = (hand & self._led_mask) or (hand & self._trump_mask) or hand
+        return None
 
     def _raise_why_illegal(self, card: str, bit: int) -> None:
         hand = self._hands[self.to_act]
@@ -348,15 +425,13 @@ class Game:
             f"{card} is not a trump: a player void in {led} must trump (must-trump rule)"
         )
 
-    def apply(self, action: int | str, seat: int | None = None) -> None:
-        """Apply a bid (int) or a card (str), whichever the phase needs."""
-        if self.phase is BID:
-            self.bid(action, seat)  # type: ignore[arg-type]
-        else:
-            self.play(action, seat)  # type: ignore[arg-type]
-
     def _end_trick(self) -> None:
-        winner = (self._leaders[-1] + _winning_position(self._trick, self._trump)) % self.players
+        trick = self._trick
+        # The highest trump played, else the highest card of the suit led: one mask of the
+        # trick's cards, cut to the trumps (none without trump) or else to the suit led.
+        cards = sum(map(CARD_BITS.__getitem__, trick))
+        best = (cards & self._trump_suit) or (cards & self._led_mask)
+        winner = (self._leaders[-1] + trick.index(best.bit_length() - 1)) % self.players
         self._winners.append(winner)
         self._tricks_won[winner] += 1
         self._tricks_done += 1
@@ -370,14 +445,15 @@ class Game:
             self._legal = self._hands[winner]
 
     def _finish_deal(self) -> None:
-        v, h = self.variant, self.hand_size
-        scores = [deal_score(v, b, t, h) for b, t in zip(self._bids, self._tricks_won, strict=True)]
+        table = self._rules.score_table(self.hand_size)  # by bid, then tricks taken
+        scores = [table[b][t] for b, t in zip(self._bids, self._tricks_won, strict=True)]
         self._deal.scores = scores
         totals = self.totals
         for seat, score in enumerate(scores):
             totals[seat] += score
-        reached = v.target_score is not None and max(totals) >= v.target_score
-        if reached or len(self.deals) == len(self._schedule):
+        target = self.variant.target_score
+        reached = target is not None and max(totals) >= target
+        if reached or len(self.deals) == len(self._rules.schedule):
             self._finish_game()
         else:
             self._start_deal()
