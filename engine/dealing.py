@@ -35,12 +35,14 @@ def draw_index(rng: random.Random, bound: int) -> int:
     return r
 
 
-def shuffled_prefix(rng: random.Random, count: int) -> list[int]:
+def shuffled_prefix(rng: random.Random, count: int, pack: tuple[int, ...] = _PACK) -> list[int]:
     """Return the pack with its first ``count`` positions shuffled (Fisher-Yates, partial).
 
-    The rest of the pack is never looked at, so shuffling it would only cost time.
+    The rest of the pack is never looked at, so shuffling it would only cost time. ``pack``
+    may stand for the cards 0..51 in another form (their bits, say): the swaps depend only
+    on the draws, so card ``c`` ends where it would as an index.
     """
-    deck = list(_PACK)
+    deck = list(pack)
     getbits = rng.getrandbits
     for i, bound, bits in _SHUFFLE_STEPS[:count]:
         r = getbits(bits)

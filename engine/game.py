@@ -209,14 +209,16 @@ class Game:
         self.dealer = dealer = (self.first_dealer + k) % n
         eldest = (dealer + 1) % n
         dealt = n * h
-        deck = shuffled_prefix(self._rng, dealt + 1)
+        # The pack is shuffled as each card's bit rather than its index (the same swaps, so
+        # the same deal), so that a hand is the plain sum of its cards' distinct bits.
+        deck = shuffled_prefix(self._rng, dealt + 1, CARD_BITS)
         # One card at a time clockwise from eldest: the seat ``j`` places after eldest gets
-        # every n-th card from position j. The bits are distinct, so their sum is their union.
+        # every n-th card from position j.
         hands = [0] * n
         for j in range(n):
-            hands[(eldest + j) % n] = sum(map(CARD_BITS.__getitem__, deck[j:dealt:n]))
+            hands[(eldest + j) % n] = sum(deck[j:dealt:n])
         turned_at, trump = rules.deals[k]
-        trump_card = deck[turned_at] if turned_at >= 0 else -1
+        trump_card = deck[turned_at].bit_length() - 1 if turned_at >= 0 else -1
         if trump_card >= 0:
             trump = trump_card // 13
         self._hands = hands
