@@ -114,11 +114,11 @@ class DealRecord:
         self.hands = hands
         self.trump = trump
         self.trump_card = trump_card
-        self.bids: list[int] = []
+        self.bids: list[int] = [-1] * len(hands)  # -1: not bid yet
         self.plays: list[int] = []
         self.leaders: list[int] = []
         self.winners: list[int] = []
-        self.tricks_won: list[int] = []
+        self.tricks_won: list[int] = [0] * len(hands)
         self.scores: list[int] = []
 
     def to_dict(self, number: int) -> dict[str, Any]:
@@ -228,9 +228,8 @@ class Game:
         self._deal = deal = DealRecord(dealer, h, tuple(hands), trump, trump_card)
         self.deals.append(deal)
         self.hand_size = h
-        self._bids = deal.bids = [-1] * n
+        self._bids, self._tricks_won = deal.bids, deal.tricks_won
         self._bid_count = 0
-        self._tricks_won = deal.tricks_won = [0] * n
         self._plays, self._leaders, self._winners = deal.plays, deal.leaders, deal.winners
         self._tricks_done = 0
         self._trick: list[int] = []
@@ -289,7 +288,8 @@ class Game:
     @property
     def trick(self) -> list[str]:
         """Cards of the trick in progress, in the order played."""
-        return [CARD_NAMES[c] for c in self._trick]
+        plays = self._plays
+        return [CARD_NAMES[c] for c in plays[len(plays) - len(self._trick) :]]
 
     # -- legal actions ---------------------------------------------------------------------
 
@@ -401,8 +401,8 @@ class Game:
         seat, n, hands = self.to_act, self.players, self._hands
         hands[seat] ^= bit
         self._plays.append(index)
-        trick = self._trick
-        trick.append(index)
+        trick = self._trick  # the bits of the trick's cards, for _end_trick to add up
+        trick.append(bit)
         played = len(trick)
         if played == 1:
             self._led_mask = SUIT_MASKS[index // 13]
@@ -420,7 +420,7 @@ class Game:
         hand = self._hands[self.to_act]
         if not hand & bit:
             raise errors.CardNotInHandError(f"seat {self.to_act} does not hold {card}")
-        led = SUITS[self._trick[0] // 13]
+        led = SUITS[self._plays[-len(self._trick)] // 13]
         if hand & self._led_mask:
             raise errors.FollowSuitError(f"{card} does not follow suit: {led} was led")
         raise errors.MustTrumpError(
@@ -429,11 +429,12 @@ class Game:
 
     def _end_trick(self) -> None:
         trick = self._trick
-        # The highest trump played, else the highest card of the suit led: one mask of the
+        # The highest trump played, else the highest card of the suit led: the mask of the
         # trick's cards, cut to the trumps (none without trump) or else to the suit led.
-        cards = sum(map(CARD_BITS.__getitem__, trick))
+        cards = sum(trick)
         best = (cards & self._trump_suit) or (cards & self._led_mask)
-        winner = (self._leaders[-1] + trick.index(best.bit_length() - 1)) % self.players
+        position = trick.index(1 << best.bit_length() - 1)
+        winner = (self._leaders[-1] + position) % self.players
         self._winners.append(winner)
         self._tricks_won[winner] += 1
         self._tricks_done += 1
