@@ -36,7 +36,7 @@ def _seeded_in_core(seed: int) -> random.Random:
     """
     rng = _new_random(random.Random)
     _core_seed(rng, seed)
-    rng.gauss_next = None
+    rng.gauss_next = None  # type: ignore[attr-defined]
     return rng
 
 

@@ -390,7 +390,7 @@ class Game:
                 return self.bid(action, seat)  # type: ignore[arg-type]
             self._check_turn(seat, PLAY)  # raises: the game is over, or not this seat's turn
         try:
-            index = CARD_INDEX[action]
+            index = CARD_INDEX[action]  # type: ignore[index]
         except (KeyError, TypeError):
             raise errors.NotACardError(
                 f"{action!r} is not a card; write rank then suit, like 'TD'"
