@@ -428,12 +428,7 @@ class Game:
         )
 
     def _end_trick(self) -> None:
-        trick = self._trick
-        # The highest trump played, else the highest card of the suit led: the mask of the
-        # trick's cards, cut to the trumps (none without trump) or else to the suit led.
-        cards = sum(trick)
-        best = (cards & self._trump_suit) or (cards & self._led_mask)
-        position = trick.index(1 << best.bit_length() - 1)
+        position = winning_position(self._trick, self._trump_suit, self._led_mask)
         winner = (self._leaders[-1] + position) % self.players
         self._winners.append(winner)
         self._tricks_won[winner] += 1
@@ -507,17 +502,12 @@ class Game:
         return to_replay(self)
 
 
-def _winning_position(trick: list[int], trump: int) -> int:
-    """Position in the trick of the winning card: highest trump, else highest of the suit led."""
-    best = trick[0]
-    best_suit = best // 13
-    position = 0
-    for i in range(1, len(trick)):
-        card = trick[i]
-        suit = card // 13
-        if suit == best_suit:
-            if card > best:
-                best, position = card, i
-        elif suit == trump:
-            best, best_suit, position = card, suit, i
-    return position
+def winning_position(trick: list[int], trump_mask: int, led_mask: int) -> int:
+    """Position of the winning card in a trick of card bits: highest trump, else of the suit led.
+
+    The mask of the trick's cards is cut to the trumps (``trump_mask`` is 0 without trump),
+    or else to the suit led; its highest bit is the winning card.
+    """
+    cards = sum(trick)
+    best = (cards & trump_mask) or (cards & led_mask)
+    return trick.index(1 << best.bit_length() - 1)

@@ -21,7 +21,8 @@ from engine import (
     WrongPhaseError,
     preset,
 )
-from engine.game import _winning_position
+from engine.cards import SUIT_MASKS
+from engine.game import winning_position
 from tests.engine.support import play_random, random_game
 
 ALL_CARDS = [r + s for s in "CDHS" for r in "23456789TJQKA"]
@@ -220,7 +221,10 @@ def test_the_leader_may_lead_any_card() -> None:
 def test_a_trick_goes_to_the_highest_trump_else_the_highest_of_the_suit_led(
     trick: list[str], trump: int, position: int
 ) -> None:
-    assert _winning_position([ALL_CARDS.index(c) for c in trick], trump) == position
+    bits = [1 << ALL_CARDS.index(c) for c in trick]
+    trump_mask = SUIT_MASKS[trump] if trump >= 0 else 0
+    led_mask = SUIT_MASKS[ALL_CARDS.index(trick[0]) // 13]
+    assert winning_position(bits, trump_mask, led_mask) == position
 
 
 # -- illegal actions -------------------------------------------------------------------------
