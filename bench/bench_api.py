@@ -16,11 +16,13 @@ import argparse
 import http.client
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -110,15 +112,23 @@ def start_gunicorn(conn_max_age: int) -> subprocess.Popen:
     raise RuntimeError("gunicorn did not start")
 
 
-def load(path: str, seconds: float, connections: int) -> tuple[float, float, float, int]:
-    """Drive one endpoint; return requests per second, p50 and p99 latency in ms, errors."""
+def load(
+    path: str | Callable[[random.Random], str], seconds: float, connections: int
+) -> tuple[float, float, float, int]:
+    """Drive one endpoint; return requests per second, p50 and p99 latency in ms, errors.
+
+    ``path`` is a fixed path, or a function drawing each request's path from a seeded RNG.
+    """
+    make = path if callable(path) else lambda _rng: path
     latencies: list[list[float]] = [[] for _ in range(connections)]
     errors = [0] * connections
     stop = time.perf_counter() + seconds
 
     def worker(i: int) -> None:
+        rng = random.Random(i)
         conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=10)
         while time.perf_counter() < stop:
+            path = make(rng)
             started = time.perf_counter()
             try:
                 conn.request("GET", path)

@@ -24,13 +24,10 @@ ohhell_bench_api_ratings and drops it at the end unless ``--keep``.
 from __future__ import annotations
 
 import argparse
-import http.client
 import math
 import os
 import random
-import statistics
 import subprocess
-import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -254,40 +251,8 @@ def count_queries(paths: dict[str, Callable], explain: bool) -> dict[str, list[i
 
 
 def drive(make: Callable[[random.Random], str], seconds: float, connections: int):
-    """Like ``bench_api.load``, but each request's path comes from ``make``."""
-    latencies: list[list[float]] = [[] for _ in range(connections)]
-    errors = [0] * connections
-    stop = time.perf_counter() + seconds
-
-    def worker(i: int) -> None:
-        rng = random.Random(i)
-        conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=10)
-        while time.perf_counter() < stop:
-            path = make(rng)
-            started = time.perf_counter()
-            try:
-                conn.request("GET", path)
-                response = conn.getresponse()
-                response.read()
-                if response.status != 200:
-                    errors[i] += 1
-            except (OSError, http.client.HTTPException):
-                errors[i] += 1
-                conn.close()
-                conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=10)
-                continue
-            latencies[i].append((time.perf_counter() - started) * 1000)
-
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(connections)]
-    begun = time.perf_counter()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    elapsed = time.perf_counter() - begun
-    every = sorted(x for per in latencies for x in per)
-    p99 = every[min(len(every) - 1, int(len(every) * 0.99))]
-    return len(every) / elapsed, statistics.median(every), p99, sum(errors)
+    """Drive an endpoint whose path ``make`` draws per request (``bench_api.load``)."""
+    return bench_api.load(make, seconds, connections)
 
 
 def main() -> None:
