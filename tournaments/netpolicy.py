@@ -1,14 +1,21 @@
-"""The deployment's bot network policy, built from settings over the arena's rules."""
+"""The deployment's bot network policy and call limits, built from settings over the arena's."""
 
 from __future__ import annotations
 
 from django.conf import settings
 
+from arena.limits import Limits
 from arena.netpolicy import EndpointRefused, NetworkPolicy, check_url
 
 MAX_URL_LENGTH = NetworkPolicy().max_url_length
 
-__all__ = ["MAX_URL_LENGTH", "EndpointRefused", "bot_network_policy", "check_endpoint_url"]
+__all__ = [
+    "MAX_URL_LENGTH",
+    "EndpointRefused",
+    "bot_limits",
+    "bot_network_policy",
+    "check_endpoint_url",
+]
 
 
 def bot_network_policy() -> NetworkPolicy:
@@ -22,3 +29,12 @@ def bot_network_policy() -> NetworkPolicy:
 def check_endpoint_url(url: str) -> str:
     """Vet a bot endpoint URL and every address it resolves to; return it stripped."""
     return check_url(url, bot_network_policy())
+
+
+def bot_limits(time_limit_ms: int | None = None) -> Limits:
+    """The limits on calls to bots: a match's time control, the deployment's size and hello caps."""
+    return Limits(
+        time_limit_ms=time_limit_ms or settings.BOT_DEFAULT_TIME_LIMIT_MS,
+        max_response_bytes=settings.BOT_MAX_RESPONSE_BYTES,
+        hello_time_limit_ms=settings.BOT_HELLO_TIMEOUT_MS,
+    )

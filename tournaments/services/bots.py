@@ -14,14 +14,16 @@ from django.db.models import Q
 from django.utils import timezone
 
 from arena.faults import ArenaError, BotFault
-from arena.limits import Limits
 from arena.transport import BotClient, hello_once
 from tournaments.errors import ApplicationError
 from tournaments.models import Bot, BotHealthCheck, BotStatus, DisabledCause
 from tournaments.models.bots import BOT_NAME_VALIDATOR
-from tournaments.netpolicy import EndpointRefused, bot_network_policy, check_endpoint_url
-
-HELLO_GRACE_MS = 100
+from tournaments.netpolicy import (
+    EndpointRefused,
+    bot_limits,
+    bot_network_policy,
+    check_endpoint_url,
+)
 
 
 @dataclass(frozen=True)
@@ -155,7 +157,7 @@ def _call_hello(bot: Bot) -> HelloResult:
     """Call the bot's ``hello`` through the arena's transport, with the deployment's limits."""
     try:
         result = hello_once(
-            bot.endpoint_url, bot.secret, limits=_hello_limits(), policy=bot_network_policy()
+            bot.endpoint_url, bot.secret, limits=bot_limits(), policy=bot_network_policy()
         )
     except BotFault as fault:
         latency = None if fault.latency_ms is None else round(fault.latency_ms)
@@ -209,18 +211,10 @@ def bot_verify(*, bot: Bot) -> BotHealthCheck:
     return bot_record_check(bot=bot, result=_call_hello(bot))
 
 
-def _hello_limits() -> Limits:
-    return Limits(
-        hello_time_limit_ms=settings.BOT_HELLO_TIMEOUT_MS,
-        max_response_bytes=settings.BOT_MAX_RESPONSE_BYTES,
-        grace_ms=HELLO_GRACE_MS,
-    )
-
-
 async def _hello_all(targets: list[tuple[int, str, str]]) -> dict[int, HelloResult]:
     """Call every bot's hello at once over one pool; a platform error leaves a bot out."""
     results: dict[int, HelloResult] = {}
-    async with BotClient(limits=_hello_limits(), policy=bot_network_policy()) as client:
+    async with BotClient(limits=bot_limits(), policy=bot_network_policy()) as client:
 
         async def one(bot_id: int, url: str, secret: str) -> None:
             try:

@@ -22,27 +22,17 @@ from django.db import close_old_connections, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from arena.limits import Limits
 from arena.match import MatchOutcome, play_match
 from arena.seats import HttpSeat
 from arena.transport import BotClient
 from engine.variant import Variant as EngineVariant
 from tournaments.errors import ApplicationError
 from tournaments.models import Match, MatchSeat, MatchStatus, Replay, SeatFault, TournamentStatus
-from tournaments.netpolicy import bot_network_policy
+from tournaments.netpolicy import bot_limits, bot_network_policy
 
 log = logging.getLogger(__name__)
 
 HEARTBEAT_SECONDS = 5
-
-
-def bot_limits(time_limit_ms: int) -> Limits:
-    """The call limits for a match with this time control."""
-    return Limits(
-        time_limit_ms=time_limit_ms,
-        max_response_bytes=settings.BOT_MAX_RESPONSE_BYTES,
-        hello_time_limit_ms=settings.BOT_HELLO_TIMEOUT_MS,
-    )
 
 
 def claim_token() -> str:
