@@ -26,6 +26,10 @@ class Match(models.Model):
     tournament = models.ForeignKey(
         "Tournament", on_delete=models.CASCADE, null=True, blank=True, related_name="matches"
     )
+    # Set for the matches of an always-on ladder (which have no tournament).
+    ladder = models.ForeignKey(
+        "Ladder", on_delete=models.PROTECT, null=True, blank=True, related_name="matches"
+    )
     variant = models.ForeignKey("Variant", on_delete=models.PROTECT, related_name="matches")
     round = models.PositiveIntegerField(default=0)
     duplicate_group = models.CharField(max_length=64, blank=True, db_index=True)
@@ -80,11 +84,16 @@ class Match(models.Model):
             models.UniqueConstraint(
                 fields=["rating_sequence"], name="match_rating_sequence_unique"
             ),
+            models.CheckConstraint(
+                condition=models.Q(tournament__isnull=True) | models.Q(ladder__isnull=True),
+                name="match_tournament_or_ladder",
+            ),
         ]
         indexes = [
             models.Index(fields=["status", "created_at"], name="match_queue_idx"),
             models.Index(fields=["tournament", "status"], name="match_tournament_status_idx"),
             models.Index(fields=["tournament", "round"], name="match_tournament_round_idx"),
+            models.Index(fields=["ladder", "status"], name="match_ladder_status_idx"),
             models.Index(
                 fields=["finished_at", "id"],
                 condition=models.Q(status=MatchStatus.FINISHED, rated=False),
