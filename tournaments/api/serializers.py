@@ -39,10 +39,23 @@ class TokenOutput(serializers.Serializer):
     username = serializers.CharField()
 
 
+class StrictBooleanField(serializers.BooleanField):
+    """A JSON true or false; strings and numbers are refused instead of guessed at."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
 class BotInput(serializers.Serializer):
     name = StrictCharField(max_length=64)
     endpoint_url = StrictCharField(max_length=MAX_URL_LENGTH)
     description = StrictCharField(max_length=500, required=False, allow_blank=True)
+    ladder_opt_in = StrictBooleanField(
+        required=False,
+        help_text="play on the always-on ladders; only while the bot is active (verified)",
+    )
 
 
 class HealthCheckOutput(serializers.ModelSerializer):
@@ -69,6 +82,7 @@ class BotOutput(serializers.ModelSerializer):
             "disabled_reason",
             "last_verified_at",
             "consecutive_failures",
+            "ladder_opt_in",
             "created_at",
             "updated_at",
         ]
