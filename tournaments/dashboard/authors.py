@@ -23,11 +23,12 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from tournaments.api.throttling import WriteRateThrottle
 from tournaments.dashboard import protocol_doc
-from tournaments.dashboard.forms import BotRegisterForm, SignUpForm
+from tournaments.dashboard.forms import BotRegisterForm, LadderForm, SignUpForm
 from tournaments.errors import ApplicationError
 from tournaments.models import Bot
 from tournaments.selectors.bots import bot_health_checks, bot_recent_faults, bots_of_owner
 from tournaments.services.bots import bot_register, bot_rotate_secret
+from tournaments.services.ladders import bot_set_ladder_opt_in
 from tournaments.services.users import user_sign_up
 
 SIGN_IN_URL = "dashboard:signin"
@@ -197,6 +198,19 @@ def my_bot_rotate(request: HttpRequest, bot_id: int) -> HttpResponse:
     if wait is not None:
         return HttpResponse(f"Too many requests; try again in {wait:.0f} seconds.", status=429)
     return _show_secret_once(request, bot, bot_rotate_secret(bot=bot))
+
+
+@mine
+@require_POST
+def my_bot_ladder(request: HttpRequest, bot_id: int) -> HttpResponse:
+    """Opt the bot into the always-on ladders, or out of them."""
+    bot = _owned_bot(request, bot_id)
+    wait = _throttle_wait(request, "writes")
+    if wait is not None:
+        return HttpResponse(f"Too many requests; try again in {wait:.0f} seconds.", status=429)
+    form = LadderForm(request.POST)
+    bot_set_ladder_opt_in(bot=bot, enabled=form.is_valid() and form.cleaned_data["enabled"])
+    return redirect("dashboard:my-bot", bot_id=bot.pk)
 
 
 @require_safe

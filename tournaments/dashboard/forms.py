@@ -54,9 +54,7 @@ class BotRegisterForm(ServiceForm):
     description = forms.CharField(max_length=500, required=False)
 
 
-class BotEditForm(BotRegisterForm):
-    """Change a bot's endpoint or description (a new endpoint is verified again)."""
-
-
 class LadderForm(forms.Form):
+    """Opt in with ``enabled`` set; without it, opt out."""
+
     enabled = forms.BooleanField(required=False)

@@ -354,3 +354,18 @@ def test_the_loopback_line_says_what_this_server_does(client, settings):
     assert "accepts endpoints on loopback" in client.get("/write-a-bot/").content.decode()
     settings.BOT_ALLOW_LOOPBACK = False
     assert "refuses endpoints on loopback" in client.get("/write-a-bot/").content.decode()
+
+
+def test_the_owner_opts_a_bot_into_the_ladder_and_out_again(bot, owner, other_user):
+    client = signed_in(owner)
+    assert not bot.ladder_opt_in
+    assert "Opt into the ladder" in client.get(f"/my/bots/{bot.pk}/").content.decode()
+    response = client.post(f"/my/bots/{bot.pk}/ladder/", {"enabled": "on"})
+    assert response.status_code == 302
+    assert Bot.objects.get(pk=bot.pk).ladder_opt_in
+    assert "Leave the ladder" in client.get(f"/my/bots/{bot.pk}/").content.decode()
+    assert signed_in(other_user).post(f"/my/bots/{bot.pk}/ladder/", {}).status_code == 404
+    assert Bot.objects.get(pk=bot.pk).ladder_opt_in
+    client.post(f"/my/bots/{bot.pk}/ladder/", {})
+    assert not Bot.objects.get(pk=bot.pk).ladder_opt_in
+    assert client.get(f"/my/bots/{bot.pk}/ladder/").status_code == 405
