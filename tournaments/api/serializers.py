@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -28,11 +27,6 @@ class SignUpInput(serializers.Serializer):
     username = StrictCharField(max_length=150)
     password = StrictCharField(max_length=128, write_only=True, trim_whitespace=False)
     email = serializers.EmailField(required=False, allow_blank=True, max_length=254)
-
-    def validate_username(self, value: str) -> str:
-        if not re.fullmatch(r"[\w.@+-]+", value):
-            raise serializers.ValidationError("Use letters, digits and @ . + - _ only.")
-        return value
 
 
 class TokenInput(serializers.Serializer):
