@@ -34,8 +34,7 @@ from tournaments.models import (
     Variant,
 )
 from tournaments.models.competitions import new_seed
-from tournaments.rating_math import RatingParams
-from tournaments.selectors.ratings import is_provisional
+from tournaments.rating_math import RatingParams, is_provisional
 from tournaments.services.matches import match_enqueue, matches_create
 
 DEFAULT_LADDER_VARIANT = "oh-hell"
@@ -278,14 +277,16 @@ def _candidates(ladder: Ladder, busy: set[int]) -> list[Candidate]:
     start = RatingParams.from_dict(ladder.variant.rating_params)
     candidates = []
     for pk in bot_ids:
-        rating = ratings.get(pk) or Rating(mu=start.mu, sigma=start.sigma, matches=0)
+        rating = ratings.get(pk)
+        mu, sigma = (rating.mu, rating.sigma) if rating else (start.mu, start.sigma)
+        matches = rating.matches if rating else 0
         counts = tuple(seats[pk]) if pk in seats else ()
         candidates.append(
             Candidate(
                 id=pk,
-                mu=rating.mu,
-                sigma=rating.sigma,
-                provisional=is_provisional(rating),
+                mu=mu,
+                sigma=sigma,
+                provisional=is_provisional(matches),
                 recent=sum(counts),
                 seats=counts,
             )

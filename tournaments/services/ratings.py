@@ -305,8 +305,9 @@ def ratings_apply_pending(*, batch: int = 500) -> int:
 
 def _waiting_rotation() -> Q:
     """Matches of a duplicate group that still has a rotation queued or running."""
+    # A group belongs to a tournament or to a ladder (the other column is NULL, never equal).
     unfinished = Match.objects.filter(
-        tournament_id=OuterRef("tournament_id"),
+        Q(tournament_id=OuterRef("tournament_id")) | Q(ladder_id=OuterRef("ladder_id")),
         duplicate_group=OuterRef("duplicate_group"),
         status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING],
     )
@@ -326,7 +327,9 @@ def _units(pending: list[Match]) -> list[list[Match]]:
         members = [match]
         if match.duplicate_group:
             rotations = Match.objects.filter(
-                tournament_id=match.tournament_id, duplicate_group=match.duplicate_group
+                tournament_id=match.tournament_id,
+                ladder_id=match.ladder_id,
+                duplicate_group=match.duplicate_group,
             )
             if rotations.filter(status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING]).exists():
                 continue  # a rotation was queued again since the batch was read

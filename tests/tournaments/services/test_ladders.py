@@ -197,3 +197,32 @@ def test_a_second_ladder_or_an_unseatable_table_is_refused(ladder):
     with pytest.raises(ApplicationError) as refused:
         ladder_create(variant=Variant.objects.get(name="blackout"), table_size=8)
     assert refused.value.field == "table_size"
+
+
+def test_a_ladder_group_is_rated_as_one_once_every_rotation_has_ended(
+    ladder, ladder_bots, settings
+):
+    from tournaments.models import RatingHistory, Replay
+    from tournaments.services.ratings import ratings_apply_pending
+
+    settings.LADDER_MATCHES_IN_FLIGHT = 1
+    ladder_bots(4)
+    ladders_top_up()
+    members = next(iter(groups(ladder).values()))
+
+    def record(match: Match) -> None:
+        seats = list(match.seats.order_by("seat"))
+        for seat in seats:
+            seat.score = (seat.bot_id * 7) % 11
+            seat.save(update_fields=["score"])
+        Replay.objects.create(match=match, data={"deals": [{"scores": [s.score for s in seats]}]})
+        finish([match])
+
+    record(members[0])
+    assert ratings_apply_pending() == 0  # the other rotations are still queued
+    for match in members[1:]:
+        record(match)
+    assert ratings_apply_pending() == 4
+    rated = Match.objects.filter(ladder=ladder)
+    assert len(set(rated.values_list("rating_group", flat=True))) == 1
+    assert RatingHistory.objects.count() == 4  # one update for the four bots

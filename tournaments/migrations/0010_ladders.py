@@ -18,7 +18,7 @@ def default_ladder(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tournaments', '0008_bot_ladder_opt_in'),
+        ('tournaments', '0009_rating_groups_per_update_history_sequence'),
     ]
 
     operations = [
