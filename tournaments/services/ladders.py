@@ -111,7 +111,7 @@ def ladder_ensure_default() -> Ladder | None:
     return ladder
 
 
-def _move(ladder: Ladder, allowed: LadderStatus, to: LadderStatus) -> Ladder:
+def _move(ladder: Ladder, allowed: str, to: str) -> Ladder:
     ladder = Ladder.objects.select_for_update().get(pk=ladder.pk)
     if ladder.status != allowed:
         raise ApplicationError(
