@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -29,11 +28,6 @@ class SignUpInput(serializers.Serializer):
     password = StrictCharField(max_length=128, write_only=True, trim_whitespace=False)
     email = serializers.EmailField(required=False, allow_blank=True, max_length=254)
 
-    def validate_username(self, value: str) -> str:
-        if not re.fullmatch(r"[\w.@+-]+", value):
-            raise serializers.ValidationError("Use letters, digits and @ . + - _ only.")
-        return value
-
 
 class TokenInput(serializers.Serializer):
     username = StrictCharField(max_length=150)
@@ -45,10 +39,23 @@ class TokenOutput(serializers.Serializer):
     username = serializers.CharField()
 
 
+class StrictBooleanField(serializers.BooleanField):
+    """A JSON true or false; strings and numbers are refused instead of guessed at."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
 class BotInput(serializers.Serializer):
     name = StrictCharField(max_length=64)
     endpoint_url = StrictCharField(max_length=MAX_URL_LENGTH)
     description = StrictCharField(max_length=500, required=False, allow_blank=True)
+    ladder_opt_in = StrictBooleanField(
+        required=False,
+        help_text="play on the always-on ladders; only while the bot is active (verified)",
+    )
 
 
 class HealthCheckOutput(serializers.ModelSerializer):
@@ -75,6 +82,7 @@ class BotOutput(serializers.ModelSerializer):
             "disabled_reason",
             "last_verified_at",
             "consecutive_failures",
+            "ladder_opt_in",
             "created_at",
             "updated_at",
         ]

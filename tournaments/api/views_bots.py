@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.db import transaction
 from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status, viewsets
@@ -27,6 +28,7 @@ from tournaments.services.bots import (
     bot_update,
     bot_verify,
 )
+from tournaments.services.ladders import bot_set_ladder_opt_in
 
 
 class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
@@ -52,16 +54,27 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         """Register a bot; the answer carries its signing secret, shown this once."""
         data = BotInput(data=request.data)
         data.is_valid(raise_exception=True)
-        bot, secret = bot_register(owner=request.user, **data.validated_data)
+        fields = dict(data.validated_data)
+        opt_in = fields.pop("ladder_opt_in", None)
+        with transaction.atomic():
+            bot, secret = bot_register(owner=request.user, **fields)
+            if opt_in is not None:
+                bot = bot_set_ladder_opt_in(bot=bot, enabled=opt_in)
         return self._output(bot, status_code=status.HTTP_201_CREATED, secret=secret)
 
     @extend_schema(request=BotInput, responses=BotOutput)
     def partial_update(self, request: Request, pk: str | None = None) -> Response:
-        """Change a bot's name, endpoint or description (owner only)."""
+        """Change a bot's name, endpoint, description or ladder opt-in (owner only)."""
         bot = self.get_object()
         data = BotInput(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
-        return self._output(bot_update(bot=bot, data=data.validated_data))
+        fields = dict(data.validated_data)
+        opt_in = fields.pop("ladder_opt_in", None)
+        with transaction.atomic():
+            bot = bot_update(bot=bot, data=fields)
+            if opt_in is not None:
+                bot = bot_set_ladder_opt_in(bot=bot, enabled=opt_in)
+        return self._output(bot)
 
     def destroy(self, request: Request, pk: str | None = None) -> Response:
         """Delete a bot that has not played (owner only)."""

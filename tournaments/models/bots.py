@@ -45,6 +45,8 @@ class Bot(models.Model):
     disabled_reason = models.CharField(max_length=500, blank=True)
     last_verified_at = models.DateTimeField(null=True, blank=True)
     consecutive_failures = models.PositiveIntegerField(default=0)
+    # The owner's choice to play on the always-on ladders; only active bots are scheduled.
+    ladder_opt_in = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
