@@ -335,3 +335,23 @@ class RecomputeOutput(serializers.Serializer):
     created_at = serializers.DateTimeField()
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
+    attempts = serializers.IntegerField(help_text="how many workers have started it")
+    heartbeat_at = serializers.DateTimeField(
+        allow_null=True, help_text="when the worker running it last reported"
+    )
+
+
+class RecomputeConflictDetail(serializers.Serializer):
+    recompute = RecomputeOutput()
+
+
+class RecomputeConflictError(serializers.Serializer):
+    code = serializers.CharField()
+    message = serializers.CharField()
+    detail = RecomputeConflictDetail()
+
+
+class RecomputeConflictOutput(serializers.Serializer):
+    """409: a recompute is already queued or running; the body names it."""
+
+    error = RecomputeConflictError()

@@ -97,6 +97,11 @@ class RatingRecompute(models.Model):
     total = models.PositiveIntegerField(default=0)
     done = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
+    # The attempt running the job beats while it works, so a recompute whose worker died is
+    # noticed (recomputes_sweep_stale) and queued again rather than blocking every later one.
+    claimed_by = models.CharField(max_length=200, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

@@ -98,4 +98,6 @@ def recompute_state(*, job: RatingRecompute) -> dict[str, Any]:
         "created_at": job.created_at,
         "started_at": job.started_at,
         "finished_at": job.finished_at,
+        "attempts": job.attempts,
+        "heartbeat_at": job.heartbeat_at,
     }

@@ -8,7 +8,6 @@ broker: the replay is stored in the database.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import socket
@@ -24,7 +23,7 @@ from django.utils import timezone
 
 from arena.match import MatchOutcome, play_match
 from arena.seats import HttpSeat
-from arena.transport import BotClient
+from arena.transport import worker_loop
 from engine.variant import Variant as EngineVariant
 from tournaments.errors import ApplicationError
 from tournaments.formats import Fixture
@@ -104,27 +103,30 @@ def match_heartbeat(*, match_id: int, token: str) -> bool:
 
 
 def match_play(*, match_id: int) -> MatchOutcome:
-    """Play a claimed match against its bots over HTTP and return the outcome (no writes)."""
+    """Play a claimed match against its bots over HTTP and return the outcome (no writes).
+
+    The match runs on this process's one event loop and keep-alive pool, beside any other
+    matches the process is playing from other threads.
+    """
     match = Match.objects.select_related("variant").get(pk=match_id)
     seats = list(match.seats.select_related("bot").order_by("seat"))
     variant = EngineVariant.from_dict(match.variant.options)
-    limits = bot_limits(match.time_limit_ms)
-    endpoints = [(s.bot.endpoint_url, s.bot.secret, s.bot.name) for s in seats]
-
-    async def run() -> MatchOutcome:
-        async with BotClient(limits=limits, policy=bot_network_policy()) as client:
-            http_seats = [
-                HttpSeat(client, url, secret, label=name) for url, secret, name in endpoints
-            ]
-            return await play_match(
-                variant=variant,
-                seed=match.seed,
-                seats=http_seats,
-                limits=limits,
-                match_id=str(match.pk),
-            )
-
-    return asyncio.run(run())
+    loop = worker_loop()
+    # The pool's own limits (grace, answer cap) are the deployment's; each call is told the
+    # match's time control.
+    client = loop.client(limits=bot_limits(), policy=bot_network_policy())
+    http_seats = [
+        HttpSeat(client, s.bot.endpoint_url, s.bot.secret, label=s.bot.name) for s in seats
+    ]
+    return loop.run(
+        play_match(
+            variant=variant,
+            seed=match.seed,
+            seats=http_seats,
+            limits=bot_limits(match.time_limit_ms),
+            match_id=str(match.pk),
+        )
+    )
 
 
 @transaction.atomic

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import NamedTuple
 
+from django.conf import settings
+from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.db import connection, transaction
-from django.db.models import Exists, Max, Model, OuterRef, Q
+from django.db.models import Exists, F, Max, Model, OuterRef, Q
 from django.utils import timezone
 
 from arena.match import rating_ranks
@@ -38,8 +40,10 @@ from tournaments.models import (
     Variant,
 )
 from tournaments.rating_math import RatingParams, rate
+from tournaments.services.matches import Heartbeat, claim_token
 
 RATING_LOCK_KEY = 7_042_017  # any constant shared by every process of this deployment
+RECOMPUTE_REQUEST_LOCK_KEY = 7_042_018
 CHUNK = 2000
 
 
@@ -452,27 +456,93 @@ def recompute_progress_key(recompute_id: int) -> str:
     return f"ohhell:recompute:{recompute_id}"
 
 
-def ratings_request_recompute(*, requested_by=None) -> RatingRecompute:
-    """Queue a background recompute; one already queued or running is returned instead."""
+class RecomputeRequest(NamedTuple):
+    """The job a request for a recompute answers with, and whether the request created it."""
+
+    job: RatingRecompute
+    created: bool
+
+
+def _lock_requests() -> None:
+    """Serialise recompute requests only: never the rating lock a running recompute holds."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [RECOMPUTE_REQUEST_LOCK_KEY])
+
+
+def ratings_request_recompute(*, requested_by: User | None = None) -> RecomputeRequest:
+    """Queue a background recompute, or answer with the one already queued or running.
+
+    Answers at once: a stale job (its worker stopped beating) is first resumed or failed.
+    """
+    recomputes_sweep_stale()
     with transaction.atomic():
-        _lock()
+        _lock_requests()
         active = RatingRecompute.objects.filter(
             status__in=[RecomputeStatus.QUEUED, RecomputeStatus.RUNNING]
         ).first()
         if active is not None:
-            return active
+            return RecomputeRequest(active, created=False)
         job = RatingRecompute.objects.create(requested_by=requested_by)
-        from tournaments.tasks import recompute_ratings
+        _send(job.pk)
+    return RecomputeRequest(job, created=True)
 
-        job_id = job.pk
-        transaction.on_commit(lambda: recompute_ratings.delay(job_id))
-    return job
+
+def _send(recompute_id: int) -> None:
+    from tournaments.tasks import recompute_ratings
+
+    transaction.on_commit(lambda: recompute_ratings.delay(recompute_id))
+
+
+def recomputes_sweep_stale(*, stale_after: timedelta | None = None) -> dict[str, int]:
+    """Resume recomputes whose worker stopped beating (queued again), or fail them after
+    ``RECOMPUTE_MAX_ATTEMPTS`` tries.
+
+    A recompute is one transaction, so a dead worker's attempt left nothing behind: the
+    database rolled it back and released the rating lock with the connection.
+    """
+    stale_after = stale_after or timedelta(seconds=settings.RECOMPUTE_STALE_SECONDS)
+    cutoff = timezone.now() - stale_after
+    counts = {"resumed": 0, "failed": 0}
+    with transaction.atomic():
+        stale = list(
+            RatingRecompute.objects.select_for_update(skip_locked=True).filter(
+                status=RecomputeStatus.RUNNING, heartbeat_at__lt=cutoff
+            )
+        )
+        for job in stale:
+            if job.attempts >= settings.RECOMPUTE_MAX_ATTEMPTS:
+                job.status = RecomputeStatus.FAILED
+                job.finished_at = timezone.now()
+                job.error = f"its worker stopped after {job.attempts} attempts"
+                counts["failed"] += 1
+            else:
+                job.status = RecomputeStatus.QUEUED
+                job.error = f"attempt {job.attempts} stopped with its worker; queued again"
+                _send(job.pk)
+                counts["resumed"] += 1
+            job.save(update_fields=["status", "finished_at", "error"])
+    return counts
+
+
+def _recompute_heartbeat(recompute_id: int, token: str) -> bool:
+    return bool(
+        RatingRecompute.objects.filter(
+            pk=recompute_id, status=RecomputeStatus.RUNNING, claimed_by=token
+        ).update(heartbeat_at=timezone.now())
+    )
 
 
 def ratings_recompute_job(*, recompute_id: int) -> str:
-    """Run a queued recompute, writing progress to its row as it goes."""
+    """Run a queued recompute, beating while it runs and writing its progress as it goes."""
+    token = claim_token()
+    now = timezone.now()
     claimed = RatingRecompute.objects.filter(pk=recompute_id, status=RecomputeStatus.QUEUED).update(
-        status=RecomputeStatus.RUNNING, started_at=timezone.now()
+        status=RecomputeStatus.RUNNING,
+        started_at=now,
+        heartbeat_at=now,
+        claimed_by=token,
+        attempts=F("attempts") + 1,
     )
     if not claimed:
         return "not-queued"
@@ -482,16 +552,21 @@ def ratings_recompute_job(*, recompute_id: int) -> str:
         # cache (Redis when configured) is seen by every process at once.
         cache.set(recompute_progress_key(recompute_id), [done, total], timeout=3600)
 
+    mine = RatingRecompute.objects.filter(pk=recompute_id, claimed_by=token)
     try:
-        total = Match.objects.filter(rated=True).count()
-        RatingRecompute.objects.filter(pk=recompute_id).update(total=total)
-        done = ratings_recompute(progress=progress)
+        with Heartbeat(lambda: _recompute_heartbeat(recompute_id, token)):
+            mine.update(total=Match.objects.filter(rated=True).count())
+            done = ratings_recompute(progress=progress)
     except Exception as exc:
-        RatingRecompute.objects.filter(pk=recompute_id).update(
+        mine.update(
             status=RecomputeStatus.FAILED, error=repr(exc)[:2000], finished_at=timezone.now()
         )
         raise
-    RatingRecompute.objects.filter(pk=recompute_id).update(
-        status=RecomputeStatus.FINISHED, done=done, total=done, finished_at=timezone.now()
+    mine.update(
+        status=RecomputeStatus.FINISHED,
+        done=done,
+        total=done,
+        error="",
+        finished_at=timezone.now(),
     )
     return "finished"

@@ -18,7 +18,7 @@ def default_ladder(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tournaments', '0009_rating_groups_per_update_history_sequence'),
+        ('tournaments', '0010_recompute_heartbeat'),
     ]
 
     operations = [
