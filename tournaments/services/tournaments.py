@@ -246,12 +246,18 @@ def _next_swiss_round(tournament: Tournament) -> bool:
     played_rounds = tournament.matches.values("round").distinct().count()
     if played_rounds >= tournament.rounds:
         return False
-    from tournaments.selectors.tournaments import swiss_points
+    from tournaments.selectors.tournaments import swiss_byes, swiss_points
 
     points = swiss_points(tournament=tournament)
     history = {frozenset(seats) for seats in _tables(tournament)}
+    had_bye = {bot for bot, n in swiss_byes(tournament=tournament).items() if n}
     fixtures = formats.swiss_round(
-        sorted(points.items()), tournament.table_size, played_rounds, tournament.seed, history
+        sorted(points.items()),
+        tournament.table_size,
+        played_rounds,
+        tournament.seed,
+        history,
+        had_bye=had_bye,
     )
     _create_matches(tournament, fixtures)
     return True
