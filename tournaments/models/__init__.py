@@ -12,6 +12,7 @@ from tournaments.models.competitions import (
     TournamentStatus,
 )
 from tournaments.models.faults import FaultKind
+from tournaments.models.ladders import Ladder, LadderStatus
 from tournaments.models.matches import Match, MatchSeat, MatchStatus, Replay, SeatFault
 from tournaments.models.ratings import Rating, RatingHistory, RatingRecompute, RecomputeStatus
 from tournaments.models.users import ORGANISERS_GROUP, is_organiser
@@ -25,6 +26,8 @@ __all__ = [
     "BotVersion",
     "DisabledCause",
     "FaultKind",
+    "Ladder",
+    "LadderStatus",
     "Match",
     "MatchSeat",
     "MatchStatus",

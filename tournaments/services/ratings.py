@@ -351,8 +351,9 @@ def ratings_apply_pending(*, batch: int = 500) -> int:
 
 def _waiting_rotation() -> Q:
     """Matches of a duplicate group that still has a rotation queued or running."""
+    # A group belongs to a tournament or to a ladder (the other column is NULL, never equal).
     unfinished = Match.objects.filter(
-        tournament_id=OuterRef("tournament_id"),
+        Q(tournament_id=OuterRef("tournament_id")) | Q(ladder_id=OuterRef("ladder_id")),
         duplicate_group=OuterRef("duplicate_group"),
         status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING],
     )
@@ -373,7 +374,9 @@ def _units(pending: list[Match]) -> list[list[Match]]:
         members = [match]
         if match.duplicate_group:
             rotations = Match.objects.filter(
-                tournament_id=match.tournament_id, duplicate_group=match.duplicate_group
+                tournament_id=match.tournament_id,
+                ladder_id=match.ladder_id,
+                duplicate_group=match.duplicate_group,
             )
             if rotations.filter(status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING]).exists():
                 continue  # a rotation was queued again since the batch was read
@@ -455,13 +458,12 @@ def _rate_members(
 ) -> list[HistoryRow]:
     """Rate one unit of matches at ``sequence``, naming the group when there are several."""
     leader = members[0]
+    where = leader.tournament_id if leader.ladder_id is None else f"ladder-{leader.ladder_id}"
     unit = Unit(
         members=[m.pk for m in members],
         variant_id=leader.variant_id,
         finished_at=max(m.finished_at for m in members),
-        group=f"{leader.tournament_id}:{leader.duplicate_group}#{sequence}"
-        if len(members) > 1
-        else "",
+        group=f"{where}:{leader.duplicate_group}#{sequence}" if len(members) > 1 else "",
     )
     for match in members:
         match.rating_group = unit.group
