@@ -18,6 +18,7 @@ from kombu import Queue
 from config.env import (
     env_bool,
     env_choice,
+    env_float,
     env_int,
     env_list,
     env_networks,
@@ -166,6 +167,9 @@ MATCH_STALE_SECONDS = env_int("MATCH_STALE_SECONDS", 60, minimum=15)
 MATCH_RESEND_SECONDS = env_int("MATCH_RESEND_SECONDS", 900, minimum=60)
 MATCH_MAX_ATTEMPTS = env_int("MATCH_MAX_ATTEMPTS", 3, minimum=1, maximum=20)
 RATING_PROVISIONAL_MATCHES = env_int("RATING_PROVISIONAL_MATCHES", 10, minimum=0)
+# A new version of a bot keeps its mu and raises sigma to at least this (the default is half
+# the initial 25/3), so the new version is placed again quickly.
+RATING_VERSION_SIGMA = env_float("RATING_VERSION_SIGMA", 4.0, minimum=0.1, maximum=50.0)
 # A recompute whose worker has not beaten for this long is queued again, up to this many tries.
 RECOMPUTE_STALE_SECONDS = env_int("RECOMPUTE_STALE_SECONDS", 60, minimum=15)
 RECOMPUTE_MAX_ATTEMPTS = env_int("RECOMPUTE_MAX_ATTEMPTS", 3, minimum=1, maximum=20)

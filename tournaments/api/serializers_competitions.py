@@ -260,6 +260,7 @@ class LeaderboardRowOutput(serializers.ModelSerializer):
     rank = serializers.IntegerField()
     bot = serializers.IntegerField(source="bot_id")
     bot_name = serializers.CharField(source="bot.name")
+    version = serializers.IntegerField(source="bot.version", help_text="the bot's version")
     owner = serializers.CharField(source="bot.owner.username")
     provisional = serializers.SerializerMethodField()
 
@@ -269,6 +270,7 @@ class LeaderboardRowOutput(serializers.ModelSerializer):
             "rank",
             "bot",
             "bot_name",
+            "version",
             "owner",
             "mu",
             "sigma",
@@ -321,12 +323,18 @@ class BotRatingOutput(serializers.Serializer):
 
 class RatingHistoryOutput(serializers.ModelSerializer):
     variant = serializers.CharField(source="variant.name")
-    match = serializers.IntegerField(source="match_id")
+    match = serializers.IntegerField(
+        source="match_id", allow_null=True, help_text="empty on a row marking a new bot version"
+    )
+    version = serializers.IntegerField(
+        allow_null=True, help_text="the bot's new version, on a row that marks one"
+    )
 
     class Meta:
         model = RatingHistory
         fields = [
             "match",
+            "version",
             "variant",
             "sequence",
             "at",

@@ -4,7 +4,7 @@ Invariants that matter live in the database (unique and check constraints, forei
 so they hold whichever process writes: API, admin, Celery worker or a shell.
 """
 
-from tournaments.models.bots import Bot, BotHealthCheck, BotStatus, DisabledCause
+from tournaments.models.bots import Bot, BotHealthCheck, BotStatus, BotVersion, DisabledCause
 from tournaments.models.competitions import (
     Tournament,
     TournamentEntry,
@@ -23,6 +23,7 @@ __all__ = [
     "Bot",
     "BotHealthCheck",
     "BotStatus",
+    "BotVersion",
     "DisabledCause",
     "FaultKind",
     "Ladder",

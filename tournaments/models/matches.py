@@ -51,9 +51,10 @@ class Match(models.Model):
     rating_sequence = models.BigIntegerField(null=True, blank=True)
     # Set when the match was rated together with the other rotations of its duplicate group
     # (one TrueSkill update from the deal-by-deal comparison); a recompute does the same.
-    # Each rated group has a name of its own ("tournament:group#first sequence"), so rotations
-    # retried after the others were rated form a second update, in a recompute too.
-    rating_group = models.CharField(max_length=100, blank=True)
+    # Each rated group has a name of its own ("tournament:group#first sequence", or
+    # "ladder-id:group#first sequence"), so rotations retried after the others were rated form
+    # a second update, in a recompute too.
+    rating_group = models.CharField(max_length=120, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
