@@ -177,6 +177,9 @@ def test_every_page_renders_without_script_errors(page, world):
         "variants": "/variants/",
         "tournaments": "/tournaments/",
         "match-queued": f"/matches/{world.queued[-1].pk}/",
+        "write-a-bot": "/write-a-bot/",
+        "sign-up": "/signup/",
+        "sign-in": "/signin/",
         "not-found": "/bots/999999/",
     }
     for name, path in pages.items():
@@ -188,8 +191,29 @@ def test_every_page_renders_without_script_errors(page, world):
     for name, path in {
         "phone-leaderboard": f"/leaderboard/{world.variant.name}/",
         "phone-match": f"/matches/{world.finished[0].pk}/",
+        "phone-write-a-bot": "/write-a-bot/",
+        "phone-sign-up": "/signup/",
     }.items():
         page.goto(path)
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 390, f"{path} scrolls sideways on a phone ({width} px)"
         shoot(page, name)
+
+
+def test_my_bots_pages_fit_a_phone_and_a_laptop(page, world):
+    owner = world.bots[0].owner
+    page.goto("/signin/")
+    page.get_by_label("Username").fill(owner.username)
+    page.get_by_label("Password").fill("a-long-test-passphrase-42")
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url("**/my/bots/")
+    for width in (1366, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        for name, path in {
+            "my-bots": "/my/bots/",
+            "my-bot": f"/my/bots/{world.bots[0].pk}/",
+        }.items():
+            page.goto(path)
+            scroll = page.evaluate("document.documentElement.scrollWidth")
+            assert scroll <= width, f"{path} scrolls sideways at {width} px ({scroll} px)"
+            shoot(page, f"{name}-{width}")
