@@ -148,6 +148,9 @@ MATCH_STALE_SECONDS = env_int("MATCH_STALE_SECONDS", 60, minimum=15)
 MATCH_RESEND_SECONDS = env_int("MATCH_RESEND_SECONDS", 900, minimum=60)
 MATCH_MAX_ATTEMPTS = env_int("MATCH_MAX_ATTEMPTS", 3, minimum=1, maximum=20)
 RATING_PROVISIONAL_MATCHES = env_int("RATING_PROVISIONAL_MATCHES", 10, minimum=0)
+# A recompute whose worker has not beaten for this long is queued again, up to this many tries.
+RECOMPUTE_STALE_SECONDS = env_int("RECOMPUTE_STALE_SECONDS", 60, minimum=15)
+RECOMPUTE_MAX_ATTEMPTS = env_int("RECOMPUTE_MAX_ATTEMPTS", 3, minimum=1, maximum=20)
 HEALTH_CHECK_SECONDS = env_int("HEALTH_CHECK_SECONDS", 300, minimum=10)
 HEALTH_FAILURES_TO_DISABLE = env_int("HEALTH_FAILURES_TO_DISABLE", 3, minimum=1)
 
@@ -155,6 +158,7 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     "sweep-matches": {"task": "tournaments.sweep_matches", "schedule": 30.0},
     "start-due-tournaments": {"task": "tournaments.start_due_tournaments", "schedule": 30.0},
     "rate-finished-matches": {"task": "tournaments.rate_finished_matches", "schedule": 60.0},
+    "sweep-recomputes": {"task": "tournaments.sweep_recomputes", "schedule": 30.0},
     "check-bot-health": {
         "task": "tournaments.check_bot_health",
         "schedule": float(HEALTH_CHECK_SECONDS),

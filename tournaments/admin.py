@@ -411,7 +411,7 @@ class RatingRecomputeAdmin(ReadOnlyAdmin):
         return super().add_view(request, form_url, extra_context)
 
     def _request(self, request: HttpRequest) -> HttpResponse:
-        job = ratings_request_recompute(requested_by=request.user)
+        job = ratings_request_recompute(requested_by=request.user).job
         self.message_user(request, f"Recompute {job.pk} is {job.status}.")
         url = reverse("admin:tournaments_ratingrecompute_change", args=[job.pk])
         return HttpResponseRedirect(url)

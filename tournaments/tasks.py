@@ -57,6 +57,14 @@ def recompute_ratings(recompute_id: int) -> str:
     return ratings_recompute_job(recompute_id=recompute_id)
 
 
+@shared_task(name="tournaments.sweep_recomputes", ignore_result=True)
+def sweep_recomputes() -> dict[str, int]:
+    """Queue again (or fail) recomputes whose worker stopped beating."""
+    from tournaments.services.ratings import recomputes_sweep_stale
+
+    return recomputes_sweep_stale()
+
+
 @shared_task(name="tournaments.verify_bot", ignore_result=True)
 def verify_bot(bot_id: int) -> str:
     """Verify a newly registered or moved bot with ``hello``."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -19,6 +18,7 @@ from tournaments.models import (
     TournamentFormat,
     Variant,
 )
+from tournaments.rating_math import is_provisional
 from tournaments.services.tournaments import MAX_ENTRIES
 
 MAX_ID = 2**63 - 1
@@ -267,7 +267,7 @@ class LeaderboardRowOutput(serializers.ModelSerializer):
         ]
 
     def get_provisional(self, rating: Rating) -> bool:
-        return rating.matches < settings.RATING_PROVISIONAL_MATCHES
+        return is_provisional(rating.matches)
 
 
 class BotRatingsQuery(serializers.Serializer):
@@ -301,7 +301,7 @@ class BotRatingOutput(serializers.Serializer):
             "sigma": rating.sigma,
             "conservative": rating.conservative,
             "matches": rating.matches,
-            "provisional": rating.matches < settings.RATING_PROVISIONAL_MATCHES,
+            "provisional": is_provisional(rating.matches),
             "as_of": rating.updated_at,
             "match": None,
         }
@@ -335,3 +335,23 @@ class RecomputeOutput(serializers.Serializer):
     created_at = serializers.DateTimeField()
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
+    attempts = serializers.IntegerField(help_text="how many workers have started it")
+    heartbeat_at = serializers.DateTimeField(
+        allow_null=True, help_text="when the worker running it last reported"
+    )
+
+
+class RecomputeConflictDetail(serializers.Serializer):
+    recompute = RecomputeOutput()
+
+
+class RecomputeConflictError(serializers.Serializer):
+    code = serializers.CharField()
+    message = serializers.CharField()
+    detail = RecomputeConflictDetail()
+
+
+class RecomputeConflictOutput(serializers.Serializer):
+    """409: a recompute is already queued or running; the body names it."""
+
+    error = RecomputeConflictError()

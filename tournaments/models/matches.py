@@ -47,7 +47,9 @@ class Match(models.Model):
     rating_sequence = models.BigIntegerField(null=True, blank=True)
     # Set when the match was rated together with the other rotations of its duplicate group
     # (one TrueSkill update from the deal-by-deal comparison); a recompute does the same.
-    rating_group = models.CharField(max_length=80, blank=True)
+    # Each rated group has a name of its own ("tournament:group#first sequence"), so rotations
+    # retried after the others were rated form a second update, in a recompute too.
+    rating_group = models.CharField(max_length=100, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -89,6 +91,12 @@ class Match(models.Model):
                 fields=["finished_at", "id"],
                 condition=models.Q(status=MatchStatus.FINISHED, rated=False),
                 name="match_unrated_idx",
+            ),
+            # A recompute loads each rated duplicate group by its name.
+            models.Index(
+                fields=["rating_group"],
+                condition=~models.Q(rating_group=""),
+                name="match_rating_group_idx",
             ),
         ]
 

@@ -11,7 +11,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from tournaments.demo import BotHost, register_roster, start_tournament
 from tournaments.models import TournamentStatus
-from tournaments.selectors.ratings import is_provisional, leaderboard
+from tournaments.rating_math import is_provisional
+from tournaments.selectors.ratings import leaderboard
 from tournaments.selectors.tournaments import tournament_progress
 
 
@@ -83,7 +84,7 @@ class Command(BaseCommand):
         ratings_apply_pending()  # in case the last update is still on its way
         self.stdout.write(f"\nLeaderboard of {tournament.variant.name} (mu - 3 sigma):")
         for place, rating in enumerate(leaderboard(variant=tournament.variant), start=1):
-            mark = " (provisional)" if is_provisional(rating) else ""
+            mark = " (provisional)" if is_provisional(rating.matches) else ""
             self.stdout.write(
                 f"  {place:>2}. {rating.bot.name:<18} {rating.conservative:6.2f}  "
                 f"(mu {rating.mu:5.2f}, sigma {rating.sigma:4.2f}, {rating.matches} matches){mark}"
