@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from config.settings import EMBEDDED_NOTED
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -23,7 +25,8 @@ def run_demo(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str
 
 
 def test_the_demo_plays_a_round_robin_and_prints_a_leaderboard_on_embedded_defaults(tmp_path):
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    unset = ("DATABASE_URL", "REDIS_URL", EMBEDDED_NOTED)
+    env = {k: v for k, v in os.environ.items() if k not in unset}
     env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'demo.sqlite3'}"
     result = run_demo(env)
     assert result.returncode == 0, result.stderr[-2000:]
