@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import jsonschema
+import orjson
 import pytest
 
 from arena.limits import Limits
@@ -29,7 +30,7 @@ SHORT = preset("oh-hell", max_cards=3, order="down", first_dealer="random")
 MEDIUM = preset("oh-hell", max_cards=3, order="down_up", first_dealer="random")
 LIMITS = Limits(time_limit_ms=150, grace_ms=100, max_faults_per_match=4)
 LOOPBACK = NetworkPolicy(allow_loopback=True)
-CARD = re.compile(r"\b[23456789TJQKA][CDHS]\b")
+CARD_BYTES = re.compile(rb"\b[23456789TJQKA][CDHS]\b")
 
 # behaviour -> the fault kind its answers are recorded as
 HOSTILE = {
@@ -169,18 +170,23 @@ def test_a_well_behaved_bot_has_no_faults_and_is_called_for_every_decision(
 
 
 class Recorder:
-    """A player that answers like the heuristic and keeps every request it was sent."""
+    """A player that answers at random among the legal actions and keeps every request."""
 
     def __init__(self, seed: int) -> None:
-        self.inner = make_player("heuristic", seed)
-        self.seen: list[dict[str, Any]] = []
+        self.inner = make_player("random", seed)
+        self.sent: list[bytes] = []
+
+    @property
+    def seen(self) -> list[dict[str, Any]]:
+        """Every request as it was sent, decoded afresh."""
+        return [orjson.loads(raw) for raw in self.sent]
 
     def bid(self, obs: dict[str, Any], legal: tuple[int, ...]) -> int:
-        self.seen.append(json.loads(json.dumps(obs)))
+        self.sent.append(orjson.dumps(obs))
         return self.inner.bid(obs, legal)
 
     def play(self, obs: dict[str, Any], legal: tuple[str, ...]) -> str:
-        self.seen.append(json.loads(json.dumps(obs)))
+        self.sent.append(orjson.dumps(obs))
         return self.inner.play(obs, legal)
 
 
@@ -214,11 +220,12 @@ def test_a_recording_bot_never_sees_a_card_it_may_not_know(name: str) -> None:
             runner, recorders = _play_recorded(name, players, seed)
             replay = runner.game.replay()
             for seat, recorder in enumerate(recorders):
-                assert recorder.seen, "every seat is asked to act"
-                for message in recorder.seen:
+                assert recorder.sent, "every seat is asked to act"
+                for raw in recorder.sent:
+                    message = orjson.loads(raw)
                     deal = replay["deals"][message["deal"] - 1]
                     assert set(message["hand"]) <= set(deal["hands"][seat])
-                    found = set(CARD.findall(json.dumps(message)))
+                    found = {card.decode() for card in CARD_BYTES.findall(raw)}
                     assert found <= _allowed_cards(message), (name, players, seat, message)
 
 

@@ -23,7 +23,6 @@ from tournaments.errors import ApplicationError
 from tournaments.models import (
     Bot,
     BotStatus,
-    Match,
     MatchSeat,
     MatchStatus,
     Rating,
@@ -33,7 +32,7 @@ from tournaments.models import (
     TournamentStatus,
     Variant,
 )
-from tournaments.services.matches import match_enqueue
+from tournaments.services.matches import match_enqueue, matches_create
 
 LADDER_IN_FLIGHT = 4
 MAX_ENTRIES = 2000
@@ -131,24 +130,12 @@ def _create_matches(tournament: Tournament, fixtures: Sequence[formats.Fixture])
         raise ApplicationError(
             f"{len(fixtures)} matches is more than the {MAX_FIXTURES} allowed", field="rounds"
         )
-    matches = Match.objects.bulk_create(
-        Match(
-            tournament=tournament,
-            variant_id=tournament.variant_id,
-            round=f.round,
-            seed=f.seed,
-            time_limit_ms=tournament.time_limit_ms,
-            duplicate_group=f.duplicate_group,
-        )
-        for f in fixtures
+    matches = matches_create(
+        fixtures=fixtures,
+        variant_id=tournament.variant_id,
+        time_limit_ms=tournament.time_limit_ms,
+        tournament=tournament,
     )
-    MatchSeat.objects.bulk_create(
-        MatchSeat(match=m, seat=i, bot_id=bot)
-        for m, f in zip(matches, fixtures, strict=True)
-        for i, bot in enumerate(f.seats)
-    )
-    for match in matches:
-        match_enqueue(match=match)
     return len(matches)
 
 
@@ -199,7 +186,7 @@ def tournament_pause(*, tournament: Tournament) -> Tournament:
 def tournament_resume(*, tournament: Tournament) -> Tournament:
     """Run a paused tournament again and re-send its queued matches."""
     tournament = _move(tournament, {TournamentStatus.PAUSED}, TournamentStatus.RUNNING)
-    for match in tournament.matches.filter(status=MatchStatus.QUEUED).only("pk"):
+    for match in tournament.matches.filter(status=MatchStatus.QUEUED).only("pk", "ladder_id"):
         match_enqueue(match=match)
     return tournament
 
@@ -259,12 +246,18 @@ def _next_swiss_round(tournament: Tournament) -> bool:
     played_rounds = tournament.matches.values("round").distinct().count()
     if played_rounds >= tournament.rounds:
         return False
-    from tournaments.selectors.tournaments import swiss_points
+    from tournaments.selectors.tournaments import swiss_byes, swiss_points
 
     points = swiss_points(tournament=tournament)
     history = {frozenset(seats) for seats in _tables(tournament)}
+    had_bye = {bot for bot, n in swiss_byes(tournament=tournament).items() if n}
     fixtures = formats.swiss_round(
-        sorted(points.items()), tournament.table_size, played_rounds, tournament.seed, history
+        sorted(points.items()),
+        tournament.table_size,
+        played_rounds,
+        tournament.seed,
+        history,
+        had_bye=had_bye,
     )
     _create_matches(tournament, fixtures)
     return True
