@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import signal
+import sys
 import time
 
 from django.conf import settings
@@ -85,6 +87,8 @@ class Command(BaseCommand):
         if ladders:
             roster_on_ladders(bots, on=True)
             say("The reference bots are on the oh-hell ladder: opt a bot in to play them.")
+            # Stopped with SIGTERM as with Ctrl-C, so they leave the ladder either way.
+            signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
         try:
             call_command("runserver", f"127.0.0.1:{port}", use_reloader=False)
         finally:
