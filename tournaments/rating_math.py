@@ -257,6 +257,11 @@ class _Differences:
         return delta
 
 
+def new_version_sigma(sigma: float, floor: float) -> float:
+    """A bot's sigma once it is marked as a new version: raised to ``floor`` if below it."""
+    return max(sigma, floor)
+
+
 # How many standard deviations below mu the leaderboard ranks a bot.
 CONSERVATIVE_SIGMAS = 3
 

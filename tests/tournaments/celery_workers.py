@@ -24,7 +24,8 @@ def worker_database_url() -> str:
 
 
 def start_celery_worker(queue: str, name: str, concurrency: int = 1) -> subprocess.Popen:
-    """Start a worker consuming ``queue`` in a session of its own (so it can be killed whole)."""
+    """Start a worker consuming the ``queue`` deployment's queues (control, matches, ladder),
+    as one started without -Q does, in a session of its own (so it can be killed whole)."""
     env = {
         **os.environ,
         "DATABASE_URL": worker_database_url(),
@@ -34,7 +35,7 @@ def start_celery_worker(queue: str, name: str, concurrency: int = 1) -> subproce
         "DB_CONN_MAX_AGE": "0",
     }
     command = [
-        *(sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", queue),
+        *(sys.executable, "-m", "celery", "-A", "config", "worker"),
         *("-n", f"{name}-{queue}@%h", "-c", str(concurrency), "--loglevel", "WARNING"),
         *("--without-gossip", "--without-mingle"),
     ]

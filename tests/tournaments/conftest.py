@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
+from django.conf import settings
+
+from config.celery_app import app as celery_app
+from tests.tournaments.workers import database_url
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)
@@ -167,3 +178,63 @@ def playing_bots(make_bot, owner, example_bots, loopback_allowed):
         return bots
 
     return make
+
+
+@pytest.fixture
+def queue() -> Iterator[str]:
+    """A private queue, so no other worker on this machine takes the test's tasks."""
+    name = f"test-{uuid.uuid4().hex[:10]}"
+    before = celery_app.conf.task_default_queue
+    celery_app.conf.task_default_queue = name
+    yield name
+    celery_app.conf.task_default_queue = before
+
+
+def _worker_env(queue: str, extra: dict[str, str] | None) -> dict[str, str]:
+    return {
+        **os.environ,
+        "DATABASE_URL": database_url(),
+        "REDIS_URL": settings.REDIS_URL,
+        "CELERY_QUEUE": queue,
+        "BOT_ALLOW_LOOPBACK": "1",
+        "DB_CONN_MAX_AGE": "0",
+        **(extra or {}),
+    }
+
+
+@pytest.fixture
+def start_worker(queue: str, tmp_path: Path) -> Iterator[Callable[..., subprocess.Popen]]:
+    """Start Celery workers (and beat) on the test database and queues; stop them afterwards.
+
+    A worker consumes all of the test's queues, as one started without -Q does, unless
+    ``queues`` names some: "" for control tasks, ".matches", ".ladder".
+    """
+    processes: list[subprocess.Popen] = []
+
+    def start(
+        name: str,
+        concurrency: int = 2,
+        *,
+        queues: Sequence[str] | None = None,
+        env: dict[str, str] | None = None,
+        beat: bool = False,
+    ) -> subprocess.Popen:
+        command = [sys.executable, "-m", "celery", "-A", "config"]
+        if beat:
+            command += ["beat", "-s", str(tmp_path / f"beat-{name}"), "--loglevel", "WARNING"]
+        else:
+            command += ["worker", "-n", f"{name}-{queue}@%h", "-c", str(concurrency)]
+            command += ["--loglevel", "WARNING", "--without-gossip", "--without-mingle"]
+            if queues is not None:
+                command += ["-Q", ",".join(f"{queue}{suffix}" for suffix in queues)]
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=_worker_env(queue, env), start_new_session=True
+        )
+        processes.append(process)
+        return process
+
+    yield start
+    for process in processes:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)

@@ -58,6 +58,14 @@ class BotInput(serializers.Serializer):
     )
 
 
+class BotNewVersionInput(serializers.Serializer):
+    endpoint_url = StrictCharField(
+        max_length=MAX_URL_LENGTH,
+        required=False,
+        help_text="where the new version answers, when it moved (it is verified again)",
+    )
+
+
 class HealthCheckOutput(serializers.ModelSerializer):
     class Meta:
         model = BotHealthCheck
@@ -83,6 +91,7 @@ class BotOutput(serializers.ModelSerializer):
             "last_verified_at",
             "consecutive_failures",
             "ladder_opt_in",
+            "version",
             "created_at",
             "updated_at",
         ]

@@ -18,6 +18,7 @@ from tournaments.models import (
     TournamentFormat,
     Variant,
 )
+from tournaments.models.competitions import rounds_help
 from tournaments.rating_math import is_provisional
 from tournaments.services.tournaments import MAX_ENTRIES
 
@@ -79,7 +80,9 @@ class TournamentInput(serializers.Serializer):
     )
     table_size = StrictIntegerField(min_value=3, max_value=8, default=4)
     time_limit_ms = StrictIntegerField(min_value=10, max_value=120_000, default=1000)
-    rounds = StrictIntegerField(min_value=1, max_value=MAX_ROUNDS, default=1)
+    rounds = StrictIntegerField(
+        min_value=1, max_value=MAX_ROUNDS, default=1, help_text=rounds_help()
+    )
     start_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
     seed = StrictIntegerField(min_value=0, max_value=MAX_ID, required=False)
 
@@ -107,6 +110,7 @@ class TournamentOutput(serializers.ModelSerializer):
 
     class Meta:
         model = Tournament
+        extra_kwargs = {"rounds": {"help_text": rounds_help()}}
         fields = [
             "id",
             "name",
@@ -160,7 +164,14 @@ class StandingOutput(serializers.Serializer):
     exact_bid_rate = serializers.FloatField(allow_null=True)
     faults = serializers.IntegerField()
     wins = serializers.IntegerField()
-    duplicate_score = serializers.FloatField(allow_null=True)
+    duplicate_score = serializers.FloatField(
+        allow_null=True,
+        help_text="duplicate format: points minus the mean of the same seat and deal, summed",
+    )
+    byes = serializers.IntegerField(help_text="Swiss: rounds the bot sat out")
+    swiss_points = serializers.FloatField(
+        allow_null=True, help_text="Swiss: table size minus rank per match, byes as average"
+    )
     head_to_head = serializers.DictField(
         child=serializers.ListField(child=serializers.IntegerField()),
         help_text="opponent id -> [matches ahead, level, behind]",
@@ -168,6 +179,7 @@ class StandingOutput(serializers.Serializer):
 
 
 class StandingsOutput(serializers.Serializer):
+    ranking_rule = serializers.CharField(help_text="how this format orders its standings")
     standings = StandingOutput(many=True)
     winners = serializers.ListField(child=serializers.IntegerField())
     tie_for_first = serializers.BooleanField()
@@ -248,6 +260,7 @@ class LeaderboardRowOutput(serializers.ModelSerializer):
     rank = serializers.IntegerField()
     bot = serializers.IntegerField(source="bot_id")
     bot_name = serializers.CharField(source="bot.name")
+    version = serializers.IntegerField(source="bot.version", help_text="the bot's version")
     owner = serializers.CharField(source="bot.owner.username")
     provisional = serializers.SerializerMethodField()
 
@@ -257,6 +270,7 @@ class LeaderboardRowOutput(serializers.ModelSerializer):
             "rank",
             "bot",
             "bot_name",
+            "version",
             "owner",
             "mu",
             "sigma",
@@ -309,12 +323,18 @@ class BotRatingOutput(serializers.Serializer):
 
 class RatingHistoryOutput(serializers.ModelSerializer):
     variant = serializers.CharField(source="variant.name")
-    match = serializers.IntegerField(source="match_id")
+    match = serializers.IntegerField(
+        source="match_id", allow_null=True, help_text="empty on a row marking a new bot version"
+    )
+    version = serializers.IntegerField(
+        allow_null=True, help_text="the bot's new version, on a row that marks one"
+    )
 
     class Meta:
         model = RatingHistory
         fields = [
             "match",
+            "version",
             "variant",
             "sequence",
             "at",

@@ -4,7 +4,7 @@ Invariants that matter live in the database (unique and check constraints, forei
 so they hold whichever process writes: API, admin, Celery worker or a shell.
 """
 
-from tournaments.models.bots import Bot, BotHealthCheck, BotStatus, DisabledCause
+from tournaments.models.bots import Bot, BotHealthCheck, BotStatus, BotVersion, DisabledCause
 from tournaments.models.competitions import (
     Tournament,
     TournamentEntry,
@@ -12,6 +12,7 @@ from tournaments.models.competitions import (
     TournamentStatus,
 )
 from tournaments.models.faults import FaultKind
+from tournaments.models.ladders import Ladder, LadderStatus
 from tournaments.models.matches import Match, MatchSeat, MatchStatus, Replay, SeatFault
 from tournaments.models.ratings import Rating, RatingHistory, RatingRecompute, RecomputeStatus
 from tournaments.models.users import ORGANISERS_GROUP, is_organiser
@@ -22,8 +23,11 @@ __all__ = [
     "Bot",
     "BotHealthCheck",
     "BotStatus",
+    "BotVersion",
     "DisabledCause",
     "FaultKind",
+    "Ladder",
+    "LadderStatus",
     "Match",
     "MatchSeat",
     "MatchStatus",

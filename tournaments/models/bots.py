@@ -6,6 +6,7 @@ from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models.functions import Lower
+from django.utils import timezone
 
 from tournaments.models.faults import FaultKind
 
@@ -47,6 +48,8 @@ class Bot(models.Model):
     consecutive_failures = models.PositiveIntegerField(default=0)
     # The owner's choice to play on the always-on ladders; only active bots are scheduled.
     ladder_opt_in = models.BooleanField(default=False)
+    # Raised by bot_new_version: the bot keeps its name, matches and mu; sigma goes up.
+    version = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -65,6 +68,7 @@ class Bot(models.Model):
                 name="bot_disabled_has_cause",
             ),
             models.CheckConstraint(condition=~models.Q(secret=""), name="bot_secret_not_empty"),
+            models.CheckConstraint(condition=models.Q(version__gte=1), name="bot_version_positive"),
         ]
         indexes = [
             # The list is paged in name order: an index lets PostgreSQL read one page, not sort all.
@@ -81,6 +85,41 @@ class Bot(models.Model):
     def is_playable(self) -> bool:
         """Tell whether the bot may be entered into matches."""
         return self.status == BotStatus.ACTIVE
+
+
+class BotVersion(models.Model):
+    """A new version of a bot, marked by its owner: its ratings keep mu with sigma raised.
+
+    Applied by the rating writer in time order with the matches (``rating_sequence`` shares
+    their numbering), so a recompute raises sigma at exactly the same point.
+    """
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
+    version = models.PositiveIntegerField()
+    # The floor sigma is raised to (RATING_VERSION_SIGMA when marked), kept for recomputes.
+    sigma_floor = models.FloatField()
+    created_at = models.DateTimeField(default=timezone.now)
+    rating_sequence = models.BigIntegerField(null=True, blank=True, unique=True)
+
+    class Meta:
+        ordering = ["bot", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["bot", "version"], name="botversion_unique_version"),
+            models.CheckConstraint(
+                condition=models.Q(version__gte=2, sigma_floor__gt=0),
+                name="botversion_after_first_floor_positive",
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["created_at", "id"],
+                condition=models.Q(rating_sequence__isnull=True),
+                name="botversion_unapplied_idx",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.bot} version {self.version}"
 
 
 class BotHealthCheck(models.Model):

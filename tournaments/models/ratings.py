@@ -44,7 +44,13 @@ class RatingHistory(models.Model):
     bot = models.ForeignKey("Bot", on_delete=models.CASCADE, related_name="rating_history")
     variant = models.ForeignKey("Variant", on_delete=models.CASCADE, related_name="rating_history")
     # Rated matches are permanent: deleting one would make a recompute disagree.
-    match = models.ForeignKey("Match", on_delete=models.PROTECT, related_name="rating_updates")
+    # Empty on the rows that mark a new version of the bot (``version`` says which).
+    match = models.ForeignKey(
+        "Match", on_delete=models.PROTECT, null=True, blank=True, related_name="rating_updates"
+    )
+    version = models.PositiveIntegerField(
+        null=True, blank=True, help_text="the bot's new version, on a row that marks one"
+    )
     sequence = models.BigIntegerField(help_text="the match's rating_sequence, for ordering")
     mu_before = models.FloatField()
     sigma_before = models.FloatField()
@@ -61,6 +67,10 @@ class RatingHistory(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["match", "bot"], name="history_unique_bot_per_match"),
             models.CheckConstraint(
+                condition=models.Q(match__isnull=True) ^ models.Q(version__isnull=True),
+                name="history_match_or_version",
+            ),
+            models.CheckConstraint(
                 condition=models.Q(sigma_before__gt=0, sigma_after__gt=0),
                 name="history_sigma_positive",
             ),
@@ -75,6 +85,8 @@ class RatingHistory(models.Model):
         ]
 
     def __str__(self) -> str:
+        if self.match_id is None:
+            return f"{self.bot} at version {self.version}"
         return f"{self.bot} after match {self.match_id}"
 
 

@@ -46,7 +46,7 @@ def bot_ratings_on(*, bot_id: int, when: datetime) -> list[dict[str, Any]]:
     latest = (
         RatingHistory.objects.filter(bot_id=bot_id, at__lte=when)
         .values("variant_id")
-        .annotate(last=Max("sequence"), n=Count("*"))
+        .annotate(last=Max("sequence"), n=Count("match"))
         .order_by()
     )
     counts = {row["last"]: row["n"] for row in latest}

@@ -14,6 +14,7 @@ deals (bench/bench_ratings_quality.py). Their history rows hang on the group's f
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -29,6 +30,7 @@ from django.utils import timezone
 from arena.match import rating_ranks
 from tournaments.formats import DuplicateResult, duplicate_differences
 from tournaments.models import (
+    BotVersion,
     Match,
     MatchSeat,
     MatchStatus,
@@ -39,7 +41,7 @@ from tournaments.models import (
     Replay,
     Variant,
 )
-from tournaments.rating_math import RatingParams, rate
+from tournaments.rating_math import RatingParams, new_version_sigma, rate
 from tournaments.services.matches import Heartbeat, claim_token
 
 RATING_LOCK_KEY = 7_042_017  # any constant shared by every process of this deployment
@@ -87,13 +89,14 @@ class HistoryRow(NamedTuple):
 
     bot_id: int
     variant_id: int
-    match_id: int
+    match_id: int | None
     sequence: int
     mu_before: float
     sigma_before: float
     mu_after: float
     sigma_after: float
     at: datetime
+    version: int | None = None  # set (and match_id None) on a row marking a new bot version
 
 
 HISTORY_COLUMNS = HistoryRow._fields
@@ -138,7 +141,8 @@ def _match_standing(seats: list[SeatRow]) -> Standing:
 def _group_standing(members: list[int], seats: dict[int, list[SeatRow]]) -> Standing:
     """A duplicate group ranked deal by deal; a bot that any rotation dropped ranks last."""
     replays = dict(Replay.objects.filter(match_id__in=members).values_list("match_id", "data"))
-    results, dropped = [], set()
+    results: list[DuplicateResult] = []
+    dropped: set[int] = set()
     for match_id in members:
         table = sorted(seats[match_id])
         deals = replays[match_id]["deals"]
@@ -148,7 +152,9 @@ def _group_standing(members: list[int], seats: dict[int, list[SeatRow]]) -> Stan
     differences = duplicate_differences(results)
     bots = sorted(differences)
     totals = [round(differences[b], 6) for b in bots]
-    return Standing(bots, rating_ranks(totals, [b in dropped for b in bots]))
+    # The ranking compares the totals only, so fractional differences rank like points.
+    ranks = rating_ranks(totals, [b in dropped for b in bots])  # type: ignore[arg-type]
+    return Standing(bots, ranks)
 
 
 def _rate_unit(
@@ -185,13 +191,40 @@ def _rate_unit(
     return rows
 
 
-def _effective_at(unit: Unit, previous: datetime | None) -> datetime:
+def _effective_at(when: datetime, previous: datetime | None) -> datetime:
     """When an update counts: its last match's end, but never before the update rated before it.
 
     So history times never decrease along the sequence, and the ratings on a date are exactly
     the updates up to some point of the sequence: never a group before its last rotation ended.
     """
-    return unit.finished_at if previous is None else max(unit.finished_at, previous)
+    return when if previous is None else max(when, previous)
+
+
+def _rate_version(
+    state: _State, version: BotVersion, sequence: int, at: datetime
+) -> list[HistoryRow]:
+    """Raise the sigma of every rating the bot has (mu kept); one marking row per variant."""
+    rows = []
+    for (bot_id, variant_id), value in sorted(state.values.items()):
+        if bot_id != version.bot_id:
+            continue
+        sigma = new_version_sigma(value.sigma, version.sigma_floor)
+        rows.append(
+            HistoryRow(
+                bot_id=bot_id,
+                variant_id=variant_id,
+                match_id=None,
+                sequence=sequence,
+                mu_before=value.mu,
+                sigma_before=value.sigma,
+                mu_after=value.mu,
+                sigma_after=sigma,
+                at=at,
+                version=version.version,
+            )
+        )
+        value.sigma = sigma
+    return rows
 
 
 def _save_history(rows: list[HistoryRow]) -> None:
@@ -207,14 +240,15 @@ def _save_history(rows: list[HistoryRow]) -> None:
             copy.write_row(row)
 
 
-def _load_state(pairs: Iterable[tuple[int, int]]) -> _State:
+def _load_state(pairs: Iterable[tuple[int, int]], every_variant_of: set[int]) -> _State:
+    """The ratings of ``pairs`` (bot, variant), and of every variant of ``every_variant_of``."""
     state = _State(values={}, params={})
     pairs = set(pairs)
-    bot_ids = {b for b, _ in pairs}
+    bot_ids = {b for b, _ in pairs} | every_variant_of
     for r in Rating.objects.filter(bot_id__in=bot_ids).only(
         "bot", "variant", "mu", "sigma", "matches"
     ):
-        if (r.bot_id, r.variant_id) in pairs:
+        if (r.bot_id, r.variant_id) in pairs or r.bot_id in every_variant_of:
             state.values[(r.bot_id, r.variant_id)] = _Value(r.mu, r.sigma, r.matches)
     return state
 
@@ -288,13 +322,21 @@ def _seats_by_match(match_ids: list[int]) -> dict[int, list[SeatRow]]:
     return seats
 
 
+def _next_sequence() -> int:
+    """The number the next update takes: matches and bot versions share one sequence."""
+    top = Match.objects.aggregate(top=Max("rating_sequence"))["top"] or 0
+    versions = BotVersion.objects.aggregate(top=Max("rating_sequence"))["top"] or 0
+    return max(top, versions) + 1
+
+
 def _last_history_at() -> datetime | None:
     """The time of the latest update in the sequence (an index scan of history by sequence)."""
     return RatingHistory.objects.order_by("-sequence").values_list("at", flat=True).first()
 
 
 def ratings_apply_pending(*, batch: int = 500) -> int:
-    """Rate every finished, unrated match, oldest first; return how many were rated.
+    """Rate every finished, unrated match and apply new bot versions, oldest first; return how
+    many matches and versions were applied.
 
     A duplicate rotation waits until the rest of its group has ended; waiting rotations are
     left out of the batch, so any number of them never holds up the matches behind them.
@@ -309,8 +351,9 @@ def ratings_apply_pending(*, batch: int = 500) -> int:
 
 def _waiting_rotation() -> Q:
     """Matches of a duplicate group that still has a rotation queued or running."""
+    # A group belongs to a tournament or to a ladder (the other column is NULL, never equal).
     unfinished = Match.objects.filter(
-        tournament_id=OuterRef("tournament_id"),
+        Q(tournament_id=OuterRef("tournament_id")) | Q(ladder_id=OuterRef("ladder_id")),
         duplicate_group=OuterRef("duplicate_group"),
         status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING],
     )
@@ -323,14 +366,17 @@ def _units(pending: list[Match]) -> list[list[Match]]:
     Units come in the order their last match ended (ties by first match id), so sequence
     numbers follow the time the updates became possible.
     """
-    units, seen = [], set()
+    units: list[list[Match]] = []
+    seen: set[int] = set()
     for match in pending:
         if match.pk in seen:
             continue
         members = [match]
         if match.duplicate_group:
             rotations = Match.objects.filter(
-                tournament_id=match.tournament_id, duplicate_group=match.duplicate_group
+                tournament_id=match.tournament_id,
+                ladder_id=match.ladder_id,
+                duplicate_group=match.duplicate_group,
             )
             if rotations.filter(status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING]).exists():
                 continue  # a rotation was queued again since the batch was read
@@ -356,40 +402,73 @@ def _apply_batch(batch: int) -> int:
         .order_by("finished_at", "pk")[:batch]
     )
     units = _units(pending)
-    if not units:
+    versions = list(
+        BotVersion.objects.filter(rating_sequence__isnull=True).order_by("created_at", "pk")[:batch]
+    )
+    if not units and not versions:
         return 0
     rated = [m for unit in units for m in unit]
     seats = _seats_by_match([m.pk for m in rated])
-    state = _load_state((s.bot_id, m.variant_id) for m in rated for s in seats[m.pk])
+    state = _load_state(
+        ((s.bot_id, m.variant_id) for m in rated for s in seats[m.pk]),
+        every_variant_of={v.bot_id for v in versions},
+    )
     raw_params = dict(
         Variant.objects.filter(pk__in={m.variant_id for m in rated}).values_list(
             "pk", "rating_params"
         )
     )
-    sequence = Match.objects.aggregate(top=Max("rating_sequence"))["top"] or 0
+    # Matches and versions in the order they happened (a version before a match at a tie).
+    events: list[tuple[datetime, int, int, list[Match] | BotVersion]] = [
+        *((v.created_at, 0, v.pk, v) for v in versions),
+        *((max(m.finished_at for m in unit), 1, unit[0].pk, unit) for unit in units),
+    ]
+    events.sort(key=lambda event: event[:3])
+    sequence = _next_sequence()
     at = _last_history_at()
     history: list[HistoryRow] = []
     now = timezone.now()
-    for members in units:
-        leader = members[0]
-        group = f"{leader.tournament_id}:{leader.duplicate_group}#{sequence + 1}"
-        unit = Unit(
-            members=[m.pk for m in members],
-            variant_id=leader.variant_id,
-            finished_at=max(m.finished_at for m in members),
-            group=group if len(members) > 1 else "",
-        )
-        params = state.params_for(unit.variant_id, raw_params[unit.variant_id])
-        at = _effective_at(unit, at)
-        history += _rate_unit(state, params, unit, seats, sequence + 1, at)
-        for match in members:
+    for when, _, _, event in events:
+        if isinstance(event, BotVersion):
+            rows = _rate_version(state, event, sequence, _effective_at(when, at))
+            event.rating_sequence = sequence
             sequence += 1
-            match.rated, match.rated_at, match.rating_sequence = True, now, sequence
-            match.rating_group = unit.group
+        else:
+            rows = _rate_members(state, raw_params, event, seats, sequence, _effective_at(when, at))
+            for match in event:
+                match.rated, match.rated_at, match.rating_sequence = True, now, sequence
+                sequence += 1
+        if rows:
+            at = rows[0].at
+            history += rows
     _save_state(state)
     _save_history(history)
     _update_rows(Match, rated, ["rated", "rated_at", "rating_sequence", "rating_group"])
-    return len(rated)
+    _update_rows(BotVersion, versions, ["rating_sequence"])
+    return len(rated) + len(versions)
+
+
+def _rate_members(
+    state: _State,
+    raw_params: dict[int, dict | None],
+    members: list[Match],
+    seats: dict[int, list[SeatRow]],
+    sequence: int,
+    at: datetime,
+) -> list[HistoryRow]:
+    """Rate one unit of matches at ``sequence``, naming the group when there are several."""
+    leader = members[0]
+    where = leader.tournament_id if leader.ladder_id is None else f"ladder-{leader.ladder_id}"
+    unit = Unit(
+        members=[m.pk for m in members],
+        variant_id=leader.variant_id,
+        finished_at=max(m.finished_at for m in members),
+        group=f"{where}:{leader.duplicate_group}#{sequence}" if len(members) > 1 else "",
+    )
+    for match in members:
+        match.rating_group = unit.group
+    params = state.params_for(unit.variant_id, raw_params[unit.variant_id])
+    return _rate_unit(state, params, unit, seats, sequence, at)
 
 
 @transaction.atomic
@@ -406,6 +485,21 @@ def ratings_recompute(*, progress: Callable[[int, int], None] | None = None) -> 
     last_sequence = 0
     at: datetime | None = None
     groups_done: set[str] = set()
+    versions = list(
+        BotVersion.objects.filter(rating_sequence__isnull=False).order_by("rating_sequence")
+    )
+    history: list[HistoryRow] = []
+
+    def apply_versions(before: float) -> None:
+        nonlocal at
+        while versions and versions[0].rating_sequence < before:
+            version = versions.pop(0)
+            sequence = version.rating_sequence
+            rows = _rate_version(state, version, sequence, _effective_at(version.created_at, at))
+            if rows:
+                at = rows[0].at
+                history.extend(rows)
+
     while True:
         chunk = list(
             rated.filter(rating_sequence__gt=last_sequence).values_list(
@@ -415,8 +509,8 @@ def ratings_recompute(*, progress: Callable[[int, int], None] | None = None) -> 
         if not chunk:
             break
         seats = _seats_by_match([m[0] for m in chunk])
-        history: list[HistoryRow] = []
         for match_id, variant_id, finished_at, sequence, group in chunk:
+            apply_versions(before=sequence)
             if group in groups_done:
                 continue
             params = state.params_for(variant_id, raw_params[variant_id])
@@ -425,13 +519,19 @@ def ratings_recompute(*, progress: Callable[[int, int], None] | None = None) -> 
                 unit, unit_seats = _recorded_group(group, variant_id)
             else:
                 unit, unit_seats = Unit([match_id], variant_id, finished_at, ""), seats
-            at = _effective_at(unit, at)
-            history += _rate_unit(state, params, unit, unit_seats, sequence, at)
+            rows = _rate_unit(
+                state, params, unit, unit_seats, sequence, _effective_at(unit.finished_at, at)
+            )
+            at = rows[0].at
+            history += rows
         _save_history(history)
+        history.clear()
         last_sequence = chunk[-1][3]
         done += len(chunk)
         if progress is not None:
             progress(done, total)
+    apply_versions(before=math.inf)
+    _save_history(history)
     _save_state(state)
     return done
 

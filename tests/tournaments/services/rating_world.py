@@ -16,6 +16,7 @@ from django.utils import timezone
 from tournaments.formats import rotations
 from tournaments.models import (
     Bot,
+    BotVersion,
     Match,
     MatchSeat,
     MatchStatus,
@@ -25,6 +26,7 @@ from tournaments.models import (
     Tournament,
     Variant,
 )
+from tournaments.services.bots import bot_new_version
 from tournaments.services.ratings import ratings_recompute
 
 
@@ -76,6 +78,14 @@ class World:
             status=MatchStatus.FINISHED, started_at=when, finished_at=when
         )
 
+    def new_version(self, bot: Bot, *, minute: float) -> BotVersion:
+        """The owner marks a new version of ``bot`` at ``minute``."""
+        bot_new_version(bot=bot)
+        version = BotVersion.objects.filter(bot=bot).latest("version")
+        version.created_at = self.start + timedelta(minutes=minute)
+        version.save(update_fields=["created_at"])
+        return version
+
     def fail(self, match: Match, *, minute: float) -> None:
         """The match ran out of attempts."""
         Match.objects.filter(pk=match.pk).update(
@@ -94,10 +104,11 @@ def rating_snapshot() -> dict[str, list]:
             )
         ),
         "history": list(
-            RatingHistory.objects.order_by("sequence", "bot_id").values_list(
+            RatingHistory.objects.order_by("sequence", "bot_id", "variant_id").values_list(
                 "bot_id",
                 "variant_id",
                 "match_id",
+                "version",
                 "sequence",
                 "mu_before",
                 "sigma_before",
@@ -105,6 +116,9 @@ def rating_snapshot() -> dict[str, list]:
                 "sigma_after",
                 "at",
             )
+        ),
+        "versions": list(
+            BotVersion.objects.order_by("pk").values_list("bot_id", "version", "rating_sequence")
         ),
         "matches": list(
             Match.objects.filter(rated=True)

@@ -1,4 +1,5 @@
-"""Live ratings equal a recompute on every path: retried rotations, waiting groups, dates."""
+"""Live ratings equal a recompute on every path: retried rotations, waiting groups, dates,
+new bot versions."""
 
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ def test_rotations_retried_after_the_rest_of_their_group_was_rated_rate_alike_in
     live = assert_live_equals_recompute()
     groups = [group for _, _, group in live["matches"]]
     assert groups[0] == groups[1] and groups[2] == groups[3] and groups[0] != groups[2]
-    assert {row[3] for row in live["history"]} == {1, 3}  # two updates, four bots each
+    assert {row[4] for row in live["history"]} == {1, 3}  # two updates, four bots each
     assert all(matches == 2 for *_, matches in live["ratings"])
 
 
@@ -93,8 +94,10 @@ def test_a_group_counts_on_a_date_only_once_its_last_rotation_has_ended(world, f
 
 OPERATIONS = st.lists(
     st.tuples(
-        st.sampled_from(["finish"] * 5 + ["fail", "retry", "pause", "rate", "rate", "recompute"]),
-        st.integers(0, 8),  # which match
+        st.sampled_from(
+            ["finish"] * 5 + ["fail", "retry", "pause", "version", "rate", "rate", "recompute"]
+        ),
+        st.integers(0, 8),  # which match (or bot, for a new version)
         st.integers(-3, 3),  # how far its end time strays from the order of events
     ),
     min_size=1,
@@ -108,7 +111,7 @@ OPERATIONS = st.lists(
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(operations=OPERATIONS)
-def test_any_interleaving_of_finish_fail_retry_pause_and_recompute_rates_as_a_recompute(
+def test_any_interleaving_of_finish_fail_retry_pause_version_and_recompute_rates_as_a_recompute(
     organiser, oh_hell, make_bot, owner, operations
 ):
     with transaction.atomic():
@@ -132,6 +135,8 @@ def test_any_interleaving_of_finish_fail_retry_pause_and_recompute_rates_as_a_re
                 world.fail(match, minute=minute)
             elif kind == "retry" and match.status == MatchStatus.FAILED:
                 match_retry(match=match)
+            elif kind == "version":
+                world.new_version(bots[index % len(bots)], minute=minute)
             elif kind == "pause":
                 if tournament.status == TournamentStatus.RUNNING:
                     tournament_pause(tournament=tournament)
@@ -148,3 +153,49 @@ def test_any_interleaving_of_finish_fail_retry_pause_and_recompute_rates_as_a_re
         times = list(RatingHistory.objects.order_by("sequence").values_list("at", flat=True))
         assert times == sorted(times)
         transaction.set_rollback(True)
+
+
+# --- bot versions ----------------------------------------------------------------------------
+
+
+def test_a_new_version_keeps_mu_raises_sigma_and_is_marked_in_the_history(
+    world, four, settings, make_bot
+):
+    settings.RATING_VERSION_SIGMA = 6.5
+    a, b, c, d = four
+    played = [world.single([a, b, c]), world.single([a, c, d])]
+    for i, match in enumerate(played):
+        world.finish(match, minute=i, seed=i)
+    ratings_apply_pending()
+    before = {r.variant_id: (r.mu, r.sigma, r.matches) for r in a.ratings.all()}
+    version = world.new_version(a, minute=5)
+    a.refresh_from_db()
+    assert a.version == 2 and version.version == 2 and version.sigma_floor == 6.5
+    assert ratings_apply_pending() == 1
+    ((_, (mu, sigma, matches)),) = before.items()
+    rating = a.ratings.get()
+    assert (rating.mu, rating.sigma, rating.matches) == (mu, max(sigma, 6.5), matches)
+    assert sigma < 6.5  # two matches made it surer than the floor
+    mark = RatingHistory.objects.get(bot=a, match=None)
+    assert (mark.version, mark.mu_before, mark.mu_after) == (2, mu, mu)
+    assert (mark.sigma_before, mark.sigma_after) == (sigma, 6.5)
+    assert mark.sequence > max(Match.objects.values_list("rating_sequence", flat=True))
+    later = world.single([a, b, d])
+    world.finish(later, minute=10, seed=3)
+    ratings_apply_pending()
+    assert RatingHistory.objects.get(bot=a, match=later).sigma_before == 6.5
+    assert Match.objects.filter(seats__bot=a).count() == 3  # the past matches stay
+    assert RatingHistory.objects.filter(bot=a, match__in=played).count() == 2
+    assert_live_equals_recompute()
+
+
+def test_a_new_version_before_any_rated_match_changes_no_rating(world, four):
+    a, b, c, _ = four
+    world.new_version(a, minute=0)
+    assert ratings_apply_pending() == 1
+    assert not RatingHistory.objects.exists()
+    match = world.single([a, b, c])
+    world.finish(match, minute=1)
+    ratings_apply_pending()
+    assert a.ratings.get().sigma < 25 / 3
+    assert_live_equals_recompute()
