@@ -7,8 +7,9 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from tournaments.api.serializers import StrictCharField
+from tournaments.api.serializers import StrictBooleanField, StrictCharField
 from tournaments.models import (
+    Ladder,
     Match,
     MatchSeat,
     Rating,
@@ -375,3 +376,33 @@ class RecomputeConflictOutput(serializers.Serializer):
     """409: a recompute is already queued or running; the body names it."""
 
     error = RecomputeConflictError()
+
+
+class LadderInput(serializers.Serializer):
+    variant = VariantRefField()
+    table_size = StrictIntegerField(min_value=3, max_value=8, default=4)
+    time_limit_ms = StrictIntegerField(min_value=10, max_value=120_000, required=False)
+    duplicate = StrictBooleanField(
+        default=True, help_text="play each table's deals once per seat rotation, rated as one"
+    )
+
+
+class LadderOutput(serializers.ModelSerializer):
+    variant = serializers.CharField(source="variant.name")
+    matches_in_flight = serializers.IntegerField(help_text="ladder matches queued or playing")
+    matches_finished = serializers.IntegerField()
+
+    class Meta:
+        model = Ladder
+        fields = [
+            "id",
+            "variant",
+            "status",
+            "table_size",
+            "time_limit_ms",
+            "duplicate",
+            "matches_in_flight",
+            "matches_finished",
+            "created_at",
+            "updated_at",
+        ]

@@ -277,3 +277,30 @@ def variants_for_page() -> QuerySet[RatedVariant]:
         .annotate(rated_bots=Count("ratings"))
         .order_by("-is_preset", "name")
     )
+
+
+def bots_for_page() -> QuerySet[Bot]:
+    """Every bot by name with its owner and finished matches, without secret or endpoint."""
+    finished = Q(seats__match__status=MatchStatus.FINISHED)
+    return (
+        Bot.objects.select_related("owner")
+        .defer("secret", "endpoint_url")
+        .annotate(finished_matches=Count("seats", filter=finished))
+        .order_by("name")
+    )
+
+
+def matches_for_page(
+    *, bot_id: int | None = None, fault: str | None = None, variant: Variant | None = None
+) -> QuerySet[Match]:
+    """Matches newest first with their seats; only the bot's, only those where it had ``fault``."""
+    rows = Match.objects.select_related("variant", "tournament")
+    if bot_id is not None:
+        rows = rows.filter(seats__bot_id=bot_id)
+        if fault:
+            rows = rows.filter(seats__fault_records__kind=fault, seats__bot_id=bot_id)
+    elif fault:
+        rows = rows.filter(seats__fault_records__kind=fault)
+    if variant is not None:
+        rows = rows.filter(variant=variant)
+    return rows.distinct().prefetch_related(_seats_prefetch()).order_by("-created_at", "-pk")
