@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
+from django.conf import settings
+
+from config.celery_app import app as celery_app
+from tests.tournaments.workers import database_url
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)
@@ -151,7 +162,8 @@ def example_bots() -> Iterator[ExampleBots]:
 
 @pytest.fixture
 def playing_bots(make_bot, owner, example_bots, loopback_allowed):
-    """Make ``n`` active bots served by the example bots (alternating players)."""
+    """Make ``n`` active bots served by the example bots (alternating players), whose owner
+    accepts invitations to tournaments."""
 
     def make(n: int, players: tuple[str, ...] = ("heuristic", "random")) -> list:
         bots = []
@@ -162,8 +174,62 @@ def playing_bots(make_bot, owner, example_bots, loopback_allowed):
                     owner,
                     endpoint_url=f"{example_bots.urls[player]}/b{i}",
                     status="active",
+                    accept_invitations=True,
                 )
             )
         return bots
 
     return make
+
+
+@pytest.fixture
+def queue() -> Iterator[str]:
+    """A private queue, so no other worker on this machine takes the test's tasks."""
+    name = f"test-{uuid.uuid4().hex[:10]}"
+    before = celery_app.conf.task_default_queue
+    celery_app.conf.task_default_queue = name
+    yield name
+    celery_app.conf.task_default_queue = before
+
+
+@pytest.fixture
+def start_worker(queue: str) -> Iterator[Callable[..., subprocess.Popen]]:
+    """Start Celery workers on the test database and queue; stop them all afterwards."""
+    workers: list[subprocess.Popen] = []
+
+    def start(name: str, concurrency: int = 2) -> subprocess.Popen:
+        env = {
+            **os.environ,
+            "DATABASE_URL": database_url(),
+            "REDIS_URL": settings.REDIS_URL,
+            "CELERY_QUEUE": queue,
+            "BOT_ALLOW_LOOPBACK": "1",
+            "DB_CONN_MAX_AGE": "0",
+        }
+        command = [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "-Q",
+            queue,
+            "-n",
+            f"{name}-{queue}@%h",
+            "-c",
+            str(concurrency),
+            "--loglevel",
+            "WARNING",
+            "--without-gossip",
+            "--without-mingle",
+        ]
+        worker = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
+        workers.append(worker)
+        return worker
+
+    yield start
+    for worker in workers:
+        if worker.poll() is None:
+            os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait(timeout=30)

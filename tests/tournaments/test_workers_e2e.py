@@ -14,16 +14,13 @@ import subprocess
 import sys
 import textwrap
 import time
-import uuid
-from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.db import connection
 
-from config.celery_app import app as celery_app
+from tests.tournaments.workers import database_url, wait_for
 from tournaments.models import Match, MatchSeat, MatchStatus, Rating, RatingHistory, Replay
 from tournaments.services.matches import match_create, match_sweep_stuck
 from tournaments.services.ratings import ratings_apply_pending, ratings_recompute
@@ -42,77 +39,9 @@ pytestmark = [
 ]
 
 
-def _database_url() -> str:
-    db = settings.DATABASES["default"]
-    auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
-    return f"postgres://{auth}@{db['HOST']}:{db['PORT']}/{connection.settings_dict['NAME']}"
-
-
-@pytest.fixture
-def queue() -> Iterator[str]:
-    """A private queue, so no other worker on this machine takes the test's tasks."""
-    name = f"test-{uuid.uuid4().hex[:10]}"
-    before = celery_app.conf.task_default_queue
-    celery_app.conf.task_default_queue = name
-    yield name
-    celery_app.conf.task_default_queue = before
-
-
-@pytest.fixture
-def start_worker(queue: str) -> Iterator[Callable[..., subprocess.Popen]]:
-    """Start Celery workers on the test database and queue; stop them all afterwards."""
-    workers: list[subprocess.Popen] = []
-
-    def start(name: str, concurrency: int = 2) -> subprocess.Popen:
-        env = {
-            **os.environ,
-            "DATABASE_URL": _database_url(),
-            "REDIS_URL": settings.REDIS_URL,
-            "CELERY_QUEUE": queue,
-            "BOT_ALLOW_LOOPBACK": "1",
-            "DB_CONN_MAX_AGE": "0",
-        }
-        command = [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "-Q",
-            queue,
-            "-n",
-            f"{name}-{queue}@%h",
-            "-c",
-            str(concurrency),
-            "--loglevel",
-            "WARNING",
-            "--without-gossip",
-            "--without-mingle",
-        ]
-        worker = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
-        workers.append(worker)
-        return worker
-
-    yield start
-    for worker in workers:
-        if worker.poll() is None:
-            os.killpg(worker.pid, signal.SIGKILL)
-        worker.wait(timeout=30)
-
-
 def _kill(worker: subprocess.Popen) -> None:
     os.killpg(worker.pid, signal.SIGKILL)
     worker.wait(timeout=30)
-
-
-def _wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 @pytest.fixture
@@ -151,7 +80,7 @@ def test_queued_matches_are_run_by_a_worker_recorded_and_rated(table, start_work
     start_worker("solo")
     matches = _queue_matches(variant, bots, 3)
     ids = [m.pk for m in matches]
-    _wait_for(lambda: _finished(ids) == 3, 90, "three matches recorded and rated")
+    wait_for(lambda: _finished(ids) == 3, 90, "three matches recorded and rated")
     assert Replay.objects.filter(match_id__in=ids).count() == 3
     assert MatchSeat.objects.filter(match_id__in=ids, score__isnull=True).count() == 0
     assert RatingHistory.objects.filter(match_id__in=ids).count() == 12
@@ -167,7 +96,7 @@ def test_a_worker_killed_mid_match_leaves_it_to_be_run_again_and_recorded_once(
         bot.save(update_fields=["endpoint_url"])
     doomed = start_worker("doomed", concurrency=1)
     (match,) = _queue_matches(variant, slow_bots, 1, time_limit_ms=2000)
-    _wait_for(
+    wait_for(
         lambda: Match.objects.filter(pk=match.pk, status=MatchStatus.RUNNING).exists(),
         60,
         "the match to start",
@@ -175,13 +104,13 @@ def test_a_worker_killed_mid_match_leaves_it_to_be_run_again_and_recorded_once(
     time.sleep(0.5)
     _kill(doomed)
     assert Match.objects.get(pk=match.pk).status == MatchStatus.RUNNING
-    _wait_for(
+    wait_for(
         lambda: match_sweep_stuck(stale_after=timedelta(seconds=2))["requeued"] == 1,
         30,
         "the sweeper to give the match back",
     )
     start_worker("rescuer", concurrency=1)
-    _wait_for(lambda: _finished([match.pk]) == 1, 120, "the match to be run again")
+    wait_for(lambda: _finished([match.pk]) == 1, 120, "the match to be run again")
     match.refresh_from_db()
     assert match.attempts == 2
     assert Replay.objects.filter(match=match).count() == 1
@@ -196,7 +125,7 @@ def test_two_workers_finishing_many_matches_give_the_ratings_of_a_sequential_rep
     start_worker("right")
     matches = _queue_matches(variant, bots, 16)
     ids = [m.pk for m in matches]
-    _wait_for(lambda: _finished(ids) == 16, 180, "sixteen matches recorded and rated")
+    wait_for(lambda: _finished(ids) == 16, 180, "sixteen matches recorded and rated")
     sequences = sorted(Match.objects.filter(pk__in=ids).values_list("rating_sequence", flat=True))
     assert sequences == list(range(1, 17))
     live = list(Rating.objects.order_by("bot_id").values_list("bot_id", "mu", "sigma", "matches"))
@@ -256,7 +185,7 @@ def test_a_rating_writer_killed_inside_its_transaction_leaves_nothing_applied(oh
     )
     env = {
         **os.environ,
-        "DATABASE_URL": _database_url(),
+        "DATABASE_URL": database_url(),
         "REDIS_URL": settings.REDIS_URL,
         "DJANGO_SETTINGS_MODULE": "config.settings",
     }

@@ -4,7 +4,13 @@ Invariants that matter live in the database (unique and check constraints, forei
 so they hold whichever process writes: API, admin, Celery worker or a shell.
 """
 
-from tournaments.models.bots import Bot, BotHealthCheck, BotStatus, DisabledCause
+from tournaments.models.bots import (
+    Bot,
+    BotHealthCheck,
+    BotStatus,
+    DisabledCause,
+    HealthCheckStatus,
+)
 from tournaments.models.competitions import (
     Tournament,
     TournamentEntry,
@@ -24,6 +30,7 @@ __all__ = [
     "BotStatus",
     "DisabledCause",
     "FaultKind",
+    "HealthCheckStatus",
     "Match",
     "MatchSeat",
     "MatchStatus",
