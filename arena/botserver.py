@@ -12,7 +12,7 @@ from typing import Any
 from aiohttp import web
 
 from arena.protocol import PROTOCOL
-from arena.signing import verify_signature
+from arena.signing import REQUEST_ID_HEADER, ReplayGuard, verify_signature
 from engine.players import make_player
 
 MAX_REQUEST_BYTES = 256 * 1024
@@ -24,11 +24,15 @@ def make_app(
     """Return an aiohttp app answering ``ohhell/1`` requests with a reference player."""
     player = make_player(player_name, seed, **options)
     label = f"{player_name}-example"
+    seen = ReplayGuard()
 
     async def handle(request: web.Request) -> web.Response:
         body = await request.read()
-        if secret is not None and not verify_signature(secret, body, request.headers):
-            return _error(401, "bad or stale signature")
+        if secret is not None:
+            if not verify_signature(secret, body, request.headers):
+                return _error(401, "bad or stale signature")
+            if not seen.first_time(request.headers[REQUEST_ID_HEADER]):
+                return _error(409, "repeated request id")
         try:
             message = json.loads(body)
         except ValueError:

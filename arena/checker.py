@@ -8,13 +8,14 @@ card, eight players...), each answer parsed as strictly as in a match.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from arena.faults import BotFault
 from arena.limits import Limits
 from arena.netpolicy import NetworkPolicy
-from arena.protocol import decision_message, parse_bid, parse_card
+from arena.protocol import MessageType, decision_message, parse_bid, parse_card
 from arena.transport import BotClient
 from engine.game import Game
 from engine.presets import preset
@@ -81,15 +82,16 @@ def sample_requests(count: int, seed: int, time_limit_ms: int) -> list[dict[str,
         for _ in range(stop):
             if game.is_over:
                 break
-            game.apply(rng.choice(game.legal_actions()))
+            actions: Sequence[int | str] = game.legal_actions()
+            game.apply(rng.choice(actions))
         if game.is_over:
             continue
-        kind = game.phase
-        limit = time_limit_ms * (2 if kind == "bid" else 1)
+        kind = MessageType(game.phase)
+        limit = time_limit_ms * (2 if kind is MessageType.BID else 1)
         requests.append(
             decision_message(
                 kind,
-                game.observation(game.to_act),
+                game.observation(game.acting_seat),
                 game.legal_actions(),
                 match_id=f"check-{len(requests)}",
                 time_limit_ms=limit,

@@ -17,24 +17,22 @@ from typing import Any, Protocol
 from arena.faults import BotFault
 from arena.limits import Limits
 from arena.protocol import (
-    DecisionRequests,
+    MessageType,
+    decision_message,
     fallback_bid,
     fallback_card,
     parse_bid,
     parse_card,
     result_message,
 )
-from engine.game import Game
+from engine.game import Game, Phase
+from engine.observation import observe
 from engine.scoring import shared_ranks
-from engine.variant import Variant
+from engine.variant import Bidding, Variant
 
 
 class Seat(Protocol):
-    """Something that answers protocol messages for one seat.
-
-    A decision request may keep some of its fields as JSON text (``arena.wire.PartlyEncoded``):
-    ``arena.wire.encode_message`` gives its body, ``arena.wire.complete_message`` every field.
-    """
+    """Something that answers protocol messages for one seat."""
 
     label: str
 
@@ -172,51 +170,55 @@ class MatchRunner:
         self.limits = limits
         self.match_id = match_id
         self.stats = [SeatStats() for _ in seats]
-        # Every request repeats the variant, the schedule, the public history and the tricks
-        # done in this deal: encode each once, not on every call.
-        self._requests = DecisionRequests(self.game, match_id)
 
     async def run(self) -> MatchOutcome:
         """Play the match to the end and return its outcome."""
         started = time.perf_counter()
         game = self.game
         while not game.is_over:
-            if game.phase == "bid" and game.variant.bidding == "closed":
+            if game.phase is Phase.BID and game.variant.bidding is Bidding.CLOSED:
                 await self._closed_bidding()
-            elif game.phase == "bid":
-                seat = game.to_act
-                game.bid(await self._decide(seat, "bid", game.legal_bids()))
+            elif game.phase is Phase.BID:
+                game.bid(await self._decide(game.acting_seat, MessageType.BID, game.legal_bids()))
             else:
-                seat = game.to_act
-                game.play(await self._decide(seat, "play", game.legal_cards()))
+                game.play(
+                    await self._decide(game.acting_seat, MessageType.PLAY, game.legal_cards())
+                )
         await self._send_results()
         return self._outcome(time.perf_counter() - started)
 
     async def _closed_bidding(self) -> None:
         """Ask every seat for its bid at once: nobody sees another bid before all are made."""
         game = self.game
-        order = [(game.to_act + i) % game.players for i in range(game.players)]
+        order = [(game.acting_seat + i) % game.players for i in range(game.players)]
         legal = game.legal_bids()  # without the hook, the same for every seat
-        bids = await asyncio.gather(*(self._decide(s, "bid", legal, to_act=s) for s in order))
+        bids = await asyncio.gather(
+            *(self._decide(s, MessageType.BID, legal, to_act=s) for s in order)
+        )
         for bid in bids:
             game.bid(bid)
 
     async def _decide(
-        self, seat: int, kind: str, legal: Sequence[Any], to_act: int | None = None
+        self, seat: int, kind: MessageType, legal: Sequence[Any], to_act: int | None = None
     ) -> Any:
         stats = self.stats[seat]
-        fallback = fallback_bid if kind == "bid" else fallback_card
+        fallback = fallback_bid if kind is MessageType.BID else fallback_card
         if stats.disqualified:
             return fallback(legal)
         time_limit_ms = self.limits.time_limit_for(kind)
-        message = self._requests.build(
-            kind, seat, legal, time_limit_ms=time_limit_ms, to_act=to_act
+        observation = observe(self.game, seat)
+        if to_act is not None:
+            observation["to_act"] = to_act
+        message = decision_message(
+            kind, observation, legal, match_id=self.match_id, time_limit_ms=time_limit_ms
         )
         latency_ms: float | None = None
         try:
             answer, latency_ms = await self.seats[seat].call(message, time_limit_ms)
             stats.record_latency(latency_ms)
-            return parse_bid(answer, legal) if kind == "bid" else parse_card(answer, legal)
+            if kind is MessageType.BID:
+                return parse_bid(answer, legal)
+            return parse_card(answer, legal)
         except BotFault as fault:
             if fault.latency_ms is None:
                 fault.latency_ms = latency_ms

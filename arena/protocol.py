@@ -8,22 +8,29 @@ deterministic and deliberately weak, so a fault never pays.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from enum import StrEnum
+from typing import Any
 
 from arena.faults import BotIllegalActionError, BotWrongShapeError, make_sample
-from arena.wire import PartlyEncoded, SharedText, encode_json
 from engine.cards import CARD_INDEX
-from engine.observation import observe
-
-if TYPE_CHECKING:
-    from engine.game import Game
 
 PROTOCOL = "ohhell/1"
-MESSAGE_TYPES = ("hello", "bid", "play", "result")  # hello is built by arena.transport
+
+
+class MessageType(StrEnum):
+    """The ``type`` of a request; ``hello`` is built by ``arena.transport``."""
+
+    HELLO = "hello"
+    BID = "bid"
+    PLAY = "play"
+    RESULT = "result"
+
+
+MESSAGE_TYPES = tuple(MessageType)
 
 
 def decision_message(
-    kind: str,
+    kind: MessageType,
     observation: dict[str, Any],
     legal: Sequence[int] | Sequence[str],
     *,
@@ -31,60 +38,14 @@ def decision_message(
     time_limit_ms: int,
 ) -> dict[str, Any]:
     """Return a ``bid`` or ``play`` request: the seat's observation plus ``legal``."""
-    message = _envelope(match_id, time_limit_ms)
-    message["type"] = kind
-    message["legal"] = list(legal)
-    message.update(observation)
-    return message
-
-
-def _envelope(match_id: str, time_limit_ms: int) -> dict[str, Any]:
-    """The fields of a decision request besides its type, ``legal`` and the observation."""
-    return {"protocol": PROTOCOL, "match_id": match_id, "time_limit_ms": time_limit_ms}
-
-
-class DecisionRequests:
-    """Build one match's ``bid`` and ``play`` requests, keeping the shared parts encoded.
-
-    Each request holds what ``decision_message`` of the seat's whole observation holds. What
-    does not change from one request to the next travels as JSON text (``PartlyEncoded``): the
-    envelope (protocol, match id, time limit), encoded once per time limit, and the parts every
-    seat shares (``engine.observation.SHARED_KEYS``), re-encoded only when the engine says they
-    changed. The type stays a value, for seats that only look at it.
-    """
-
-    __slots__ = ("_envelopes", "_game", "_match_id", "_shared")
-
-    def __init__(self, game: Game, match_id: str) -> None:
-        self._game = game
-        self._match_id = match_id
-        self._shared = SharedText(game)
-        self._envelopes: dict[int, str] = {}
-
-    def build(
-        self,
-        kind: str,
-        seat: int,
-        legal: Sequence[int] | Sequence[str],
-        *,
-        time_limit_ms: int,
-        to_act: int | None = None,
-    ) -> PartlyEncoded:
-        """Return the request asking ``seat`` for a decision; ``to_act`` overrides the turn."""
-        fields = observe(self._game, seat, shared=False)
-        if to_act is not None:
-            fields["to_act"] = to_act
-        fields["type"] = kind
-        fields["legal"] = list(legal)
-        return PartlyEncoded(fields, (self._envelope(time_limit_ms), self._shared.members()))
-
-    def _envelope(self, time_limit_ms: int) -> str:
-        """The envelope as JSON object members."""
-        envelope = self._envelopes.get(time_limit_ms)
-        if envelope is None:
-            text = encode_json(_envelope(self._match_id, time_limit_ms))
-            envelope = self._envelopes[time_limit_ms] = text[1:-1]
-        return envelope
+    return {
+        "protocol": PROTOCOL,
+        "match_id": match_id,
+        "time_limit_ms": time_limit_ms,
+        "type": kind,
+        "legal": list(legal),
+        **observation,
+    }
 
 
 def result_message(
@@ -99,7 +60,7 @@ def result_message(
     """Return the ``result`` message sent to each seat when a match ends."""
     return {
         "protocol": PROTOCOL,
-        "type": "result",
+        "type": MessageType.RESULT,
         "match_id": match_id,
         "seat": seat,
         "players": len(totals),

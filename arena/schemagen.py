@@ -173,7 +173,7 @@ def schemas() -> dict[str, dict[str, Any]]:
             "time_limit_ms": {"type": "integer", "minimum": 1},
         },
     }
-    docs = {
+    docs: dict[str, tuple[str, dict[str, Any]]] = {
         "hello.request": ("A check at registration, on demand and by health checks.", hello),
         "hello.response": (
             "Any JSON object passes; name and version are shown if given.",

@@ -6,8 +6,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from arena.protocol import MessageType
 from arena.transport import BotClient
-from arena.wire import complete_message
 
 
 @dataclass
@@ -37,11 +37,10 @@ class LocalSeat:
     async def call(self, message: dict[str, Any], time_limit_ms: int) -> tuple[Any, float]:
         """Answer like a well-behaved bot would."""
         started = time.perf_counter()
-        message = complete_message(message)
         kind = message["type"]
-        if kind == "bid":
+        if kind == MessageType.BID:
             answer: dict[str, Any] = {"bid": self.player.bid(message, tuple(message["legal"]))}
-        elif kind == "play":
+        elif kind == MessageType.PLAY:
             answer = {"card": self.player.play(message, tuple(message["legal"]))}
         else:
             answer = {}

@@ -1,27 +1,31 @@
 """The one place that makes HTTP calls to bots.
 
-``BotClient`` owns an aiohttp session with a keep-alive connection pool. Every call is a signed
-``POST`` of a compact JSON object, cut at the time limit plus grace over the whole exchange,
-with the answer body capped, redirects refused and addresses checked against the network
-policy. Whatever a bot does, the call ends in a ``CallResult`` or a typed ``BotFault``.
+``BotClient`` owns an aiohttp session with a keep-alive connection pool; a worker process keeps
+one per event loop and serves all its matches through it (``arena.runtime``). Every call is a
+signed ``POST`` of a compact JSON object, cut at the time limit plus grace over the whole
+exchange, with the answer body capped, redirects refused and addresses checked against the
+network policy. Whatever a bot does, the call ends in a ``CallResult`` or a typed ``BotFault``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import errno
-import json
+import functools
+import os
+import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Coroutine, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import aiohttp
+import orjson
 from aiohttp.abc import AbstractResolver
-from multidict import CIMultiDict
+from aiohttp.http_exceptions import LineTooLong
 from yarl import URL
 
-from arena.deadlines import Deadlines
 from arena.faults import (
     ArenaResourceError,
     BotConnectionError,
@@ -34,6 +38,7 @@ from arena.faults import (
     BotTimeout,
     BotWrongShapeError,
     ClientClosedError,
+    RequestEncodingError,
     make_sample,
 )
 from arena.limits import Limits
@@ -44,16 +49,19 @@ from arena.netpolicy import (
     PolicyResolver,
     policy_socket_factory,
 )
-from arena.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, Signer
-from arena.wire import encode_message
+from arena.protocol import PROTOCOL, MessageType
+from arena.signing import sign_headers
 
-PROTOCOL = "ohhell/1"
+T = TypeVar("T")
 USER_AGENT = "ohhell-arena/1"
 # Errors that mean this worker is out of resources: the platform's failure, not the bot's.
 _LOCAL_ERRNOS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
-_CACHE_SIZE = 4096
-# How aiohttp's parser reports a header line or header count past its fixed limits.
-_HEADER_LIMIT_MARKERS = ("Got more than", "Too many headers")
+_HEADERS = {
+    "Content-Type": "application/json",
+    "User-Agent": USER_AGENT,
+    # Compressed answers could expand past the size cap; ask for none.
+    "Accept-Encoding": "identity",
+}
 
 
 @dataclass(slots=True)
@@ -65,36 +73,19 @@ class CallResult:
     status: int = 200
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-# Built once: json.loads builds a new decoder per call when given options.
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
-
-
-def _decode_json(text: str) -> Any:
-    """Decode exactly as ``_DECODER.decode``, faster for the usual answer: a bare object.
-
-    An answer that is one object with no whitespace around it is decoded by the C scanner
-    alone; anything else goes through the whole decoder, with its error messages.
-    """
-    if text[:1] == "{":
-        try:
-            data, end = _DECODER.scan_once(text, 0)
-        except StopIteration:
-            pass
-        else:
-            if end == len(text):
-                return data
-    return _DECODER.decode(text)
+def encode_message(message: Mapping[str, Any]) -> bytes:
+    """Serialise a request as compact UTF-8 JSON; the bytes sent are the bytes signed."""
+    try:
+        return orjson.dumps(message)
+    except TypeError as exc:  # orjson.JSONEncodeError is a TypeError
+        raise RequestEncodingError(f"request is not JSON-serialisable: {exc}") from exc
 
 
 def decode_answer(body: bytes, latency_ms: float) -> dict[str, Any]:
-    """Parse an answer strictly: UTF-8 JSON whose top level is an object."""
+    """Parse an answer strictly: UTF-8 JSON (no NaN or Infinity) whose top level is an object."""
     try:
-        data = _decode_json(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
+        data = orjson.loads(body)
+    except orjson.JSONDecodeError:
         raise BotNotJSONError(
             "the answer is not UTF-8 JSON", sample=make_sample(body), latency_ms=latency_ms
         ) from None
@@ -108,36 +99,22 @@ def decode_answer(body: bytes, latency_ms: float) -> dict[str, Any]:
 
 
 class BotClient:
-    """Call bots over a shared keep-alive pool; use one per worker process and event loop."""
+    """Call bots over one keep-alive pool; use one per worker process and event loop."""
 
     def __init__(
         self,
         *,
         limits: Limits | None = None,
         policy: NetworkPolicy = DEFAULT_POLICY,
-        user_agent: str = USER_AGENT,
         resolver: AbstractResolver | None = None,
     ) -> None:
         self.limits = limits if limits is not None else Limits()
         self.policy = policy
-        self._user_agent = user_agent
         # The name resolver the policy filters; the default is the system's getaddrinfo.
         self._resolver = resolver
         self._session: aiohttp.ClientSession | None = None
         self._slots: asyncio.Semaphore | None = None
-        self._deadlines: Deadlines | None = None
         self._closed = False
-        self._urls: dict[str, URL] = {}
-        self._signers: dict[str, Signer] = {}
-        # Built once and copied per call: aiohttp takes a CIMultiDict as it is.
-        self._headers: CIMultiDict[str] = CIMultiDict(
-            {
-                "Content-Type": "application/json",
-                "User-Agent": user_agent,
-                # Compressed answers could expand past the size cap; ask for none.
-                "Accept-Encoding": "identity",
-            }
-        )
 
     async def __aenter__(self) -> BotClient:
         self._ensure_session()
@@ -146,10 +123,10 @@ class BotClient:
     async def __aexit__(self, *exc_info: object) -> None:
         await self.close()
 
-    def _ensure_session(self) -> aiohttp.ClientSession:
+    def _ensure_session(self) -> tuple[aiohttp.ClientSession, asyncio.Semaphore]:
         if self._closed:
             raise ClientClosedError("the bot client is closed")
-        if self._session is None:
+        if self._session is None or self._slots is None:
             connector = aiohttp.TCPConnector(
                 limit=self.limits.max_connections,
                 limit_per_host=0,
@@ -160,6 +137,7 @@ class BotClient:
             )
             self._session = aiohttp.ClientSession(
                 connector=connector,
+                headers=_HEADERS,
                 timeout=aiohttp.ClientTimeout(
                     total=None, sock_connect=self.limits.connect_timeout_ms / 1000
                 ),
@@ -169,41 +147,14 @@ class BotClient:
                 trust_env=False,
             )
             self._slots = asyncio.Semaphore(self.limits.max_connections)
-            self._deadlines = Deadlines(asyncio.get_running_loop())
-        return self._session
+        return self._session, self._slots
 
     async def close(self) -> None:
         """Close every pooled connection; later calls raise ClientClosedError."""
         self._closed = True
-        if self._deadlines is not None:
-            self._deadlines.close()
         if self._session is not None:
             await self._session.close()
             self._session = None
-
-    def _url(self, endpoint: str) -> URL:
-        url = self._urls.get(endpoint)
-        if url is None:
-            try:
-                url = URL(endpoint)
-            except (TypeError, ValueError) as exc:
-                raise BotConnectionError(f"endpoint {endpoint!r} is not a URL: {exc}") from None
-            if url.scheme not in ("http", "https") or not url.host:
-                raise BotForbiddenAddressError(f"endpoint {endpoint!r} is not an http(s) URL")
-            if url.user is not None or url.password is not None:
-                raise BotForbiddenAddressError("endpoint URLs may not carry credentials")
-            if len(self._urls) >= _CACHE_SIZE:
-                self._urls.clear()
-            self._urls[endpoint] = url
-        return url
-
-    def _signer(self, secret: str) -> Signer:
-        signer = self._signers.get(secret)
-        if signer is None:
-            if len(self._signers) >= _CACHE_SIZE:
-                self._signers.clear()
-            signer = self._signers[secret] = Signer(secret)
-        return signer
 
     async def call(
         self,
@@ -218,19 +169,17 @@ class BotClient:
         ``time_limit_ms`` defaults to the limit for the message's type; the call is cut at that
         plus ``Limits.grace_ms``, whatever the bot does.
         """
-        session = self._ensure_session()
-        assert self._slots is not None and self._deadlines is not None
+        session, slots = self._ensure_session()
         if time_limit_ms is None:
             time_limit_ms = self.limits.time_limit_for(str(message.get("type", "")))
         body = encode_message(message)
-        url = self._url(endpoint)
+        url = _endpoint_url(endpoint)
         # Waiting for a free connection slot happens before the bot's clock starts.
-        await self._slots.acquire()
-        try:
-            headers = self._signed_headers(secret, body)
+        async with slots:
+            headers = sign_headers(secret, body)
             started = time.perf_counter()
             try:
-                with self._deadlines.cut_after(self.limits.deadline_s(time_limit_ms)):
+                async with asyncio.timeout(self.limits.deadline_s(time_limit_ms)):
                     status, raw = await self._exchange(session, url, headers, body, started)
             except TimeoutError:
                 raise BotTimeout(
@@ -240,37 +189,26 @@ class BotClient:
                 ) from None
             except aiohttp.ClientError as exc:
                 raise _connection_fault(exc, _elapsed_ms(started)) from None
-        finally:
-            self._slots.release()
         latency_ms = _elapsed_ms(started)
         return CallResult(decode_answer(raw, latency_ms), latency_ms, status)
-
-    def _signed_headers(self, secret: str, body: bytes) -> CIMultiDict[str]:
-        """Return the request headers with a fresh timestamp and the body's signature."""
-        timestamp = str(int(time.time()))
-        headers = self._headers.copy()
-        headers[TIMESTAMP_HEADER] = timestamp
-        headers[SIGNATURE_HEADER] = self._signer(secret).signature(timestamp, body)
-        return headers
 
     async def _exchange(
         self,
         session: aiohttp.ClientSession,
         url: URL,
-        headers: CIMultiDict[str],
+        headers: dict[str, str],
         body: bytes,
         started: float,
     ) -> tuple[int, bytes]:
-        response = await session.post(url, data=body, headers=headers, allow_redirects=False)
-        try:
-            _check_status(response, started)
-            raw = await self._read_capped(response, started)
-        except BaseException:
-            # Never hand a half-read or misbehaving connection back to the pool.
-            response.close()
-            raise
-        response.release()
-        return response.status, raw
+        async with session.post(url, data=body, headers=headers, allow_redirects=False) as resp:
+            try:
+                _check_status(resp, started)
+                raw = await self._read_capped(resp, started)
+            except BaseException:
+                # Never hand a half-read or misbehaving connection back to the pool.
+                resp.close()
+                raise
+            return resp.status, raw
 
     async def _read_capped(self, response: aiohttp.ClientResponse, started: float) -> bytes:
         cap = self.limits.max_response_bytes
@@ -281,7 +219,7 @@ class BotClient:
                     f"the answer declares {length} bytes, over the {cap} byte limit",
                     latency_ms=_elapsed_ms(started),
                 )
-            # Content-Length bounds what aiohttp reads, so the whole body fits the cap.
+            # aiohttp reads no more than Content-Length, so the whole body fits the cap.
             return await response.read()
         chunks = bytearray()
         while chunk := await response.content.readany():
@@ -304,7 +242,20 @@ class BotClient:
 
 def hello_message(time_limit_ms: int) -> dict[str, Any]:
     """Return the ``hello`` request body sent at registration and in health checks."""
-    return {"protocol": PROTOCOL, "type": "hello", "time_limit_ms": time_limit_ms}
+    return {"protocol": PROTOCOL, "type": MessageType.HELLO, "time_limit_ms": time_limit_ms}
+
+
+@functools.lru_cache(maxsize=4096)
+def _endpoint_url(endpoint: str) -> URL:
+    try:
+        url = URL(endpoint)
+    except (TypeError, ValueError) as exc:
+        raise BotConnectionError(f"endpoint {endpoint!r} is not a URL: {exc}") from None
+    if url.scheme not in ("http", "https") or not url.host:
+        raise BotForbiddenAddressError(f"endpoint {endpoint!r} is not an http(s) URL")
+    if url.user is not None or url.password is not None:
+        raise BotForbiddenAddressError("endpoint URLs may not carry credentials")
+    return url
 
 
 def _elapsed_ms(started: float) -> float:
@@ -328,22 +279,110 @@ def _check_status(response: aiohttp.ClientResponse, started: float) -> None:
     )
 
 
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    """``exc``, what caused it, and so on, with the OS error a failed connection keeps."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        yield seen
+        if isinstance(seen, aiohttp.ClientConnectorError):
+            yield seen.os_error
+        seen = seen.__cause__
+
+
 def _connection_fault(exc: aiohttp.ClientError, latency_ms: float) -> BotFault:
     """Translate an aiohttp error into the fault it means, or raise a platform error."""
-    os_error = getattr(exc, "os_error", None)
-    if isinstance(os_error, ForbiddenAddressError) or "forbidden by the network policy" in str(exc):
-        return BotForbiddenAddressError(str(os_error or exc), latency_ms=latency_ms)
-    if isinstance(exc, aiohttp.ClientResponseError) and any(
-        marker in exc.message for marker in _HEADER_LIMIT_MARKERS
-    ):
-        return BotOversizeError(
-            f"the answer's headers are too large: {exc.message}"[:300], latency_ms=latency_ms
-        )
-    if isinstance(os_error, OSError) and os_error.errno in _LOCAL_ERRNOS:
-        raise ArenaResourceError(f"out of local resources while calling a bot: {os_error}")
+    causes = list(_causes(exc))
+    for cause in causes:
+        if isinstance(cause, ForbiddenAddressError):
+            return BotForbiddenAddressError(str(cause), latency_ms=latency_ms)
+        if isinstance(cause, LineTooLong):
+            return BotOversizeError(
+                "a line of the answer's head is past the client's limit", latency_ms=latency_ms
+            )
+        if isinstance(cause, OSError) and cause.errno in _LOCAL_ERRNOS:
+            raise ArenaResourceError(f"out of local resources while calling a bot: {cause}")
     return BotConnectionError(
         f"{type(exc).__name__}: {exc}", sample=make_sample(str(exc)), latency_ms=latency_ms
     )
+
+
+class WorkerLoop:
+    """One event loop on a thread of its own, and one ``BotClient`` per limits and policy.
+
+    Synchronous code (a Celery task, a web request verifying a bot) hands a coroutine to
+    ``run`` and waits for it; coroutines from any number of threads run at once on the one
+    loop and share its keep-alive pools, so a worker process serving many matches keeps one
+    loop and one pool however many matches it has in flight.
+    """
+
+    def __init__(self) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._clients: dict[tuple[Limits, NetworkPolicy], BotClient] = {}
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name="arena-worker-loop", daemon=True
+        )
+        self._thread.start()
+
+    def client(self, *, limits: Limits, policy: NetworkPolicy) -> BotClient:
+        """Return this loop's client for ``limits`` and ``policy``, made on first use.
+
+        Only the client's own limits (grace, answer cap, connection pool) come from ``limits``;
+        callers pass each call's time limit.
+        """
+        with self._lock:
+            client = self._clients.get((limits, policy))
+            if client is None:
+                client = self._clients[limits, policy] = BotClient(limits=limits, policy=policy)
+            return client
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run ``coro`` on the loop and return its result; cancel it if the wait is broken."""
+        future = asyncio.run_coroutine_threadsafe(coro, self._loop)
+        try:
+            return future.result()
+        except BaseException:
+            future.cancel()
+            raise
+
+    def close(self) -> None:
+        """Close every client and stop the loop."""
+        with self._lock:
+            clients, self._clients = list(self._clients.values()), {}
+        for client in clients:
+            asyncio.run_coroutine_threadsafe(client.close(), self._loop).result()
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join()
+        self._loop.close()
+
+
+_worker_loop: WorkerLoop | None = None
+_worker_loop_lock = threading.Lock()
+
+
+def worker_loop() -> WorkerLoop:
+    """Return this process's ``WorkerLoop``, started on first use (and anew in a forked child)."""
+    global _worker_loop
+    with _worker_loop_lock:
+        if _worker_loop is None:
+            _worker_loop = WorkerLoop()
+        return _worker_loop
+
+
+def _forget_worker_loop() -> None:
+    # A forked child has the parent's loop object but not its thread: it starts its own.
+    global _worker_loop, _worker_loop_lock
+    _worker_loop = None
+    _worker_loop_lock = threading.Lock()
+
+
+def _close_worker_loop() -> None:
+    if _worker_loop is not None:
+        _worker_loop.close()
+
+
+os.register_at_fork(after_in_child=_forget_worker_loop)
+atexit.register(_close_worker_loop)
 
 
 def call_once(
@@ -355,13 +394,10 @@ def call_once(
     limits: Limits | None = None,
     policy: NetworkPolicy = DEFAULT_POLICY,
 ) -> CallResult:
-    """Make one call from synchronous code (e.g. verifying a bot), on a private event loop."""
-
-    async def run() -> CallResult:
-        async with BotClient(limits=limits, policy=policy) as client:
-            return await client.call(endpoint, secret, message, time_limit_ms=time_limit_ms)
-
-    return asyncio.run(run())
+    """Make one call from synchronous code (e.g. verifying a bot) on the worker loop."""
+    loop = worker_loop()
+    client = loop.client(limits=limits or Limits(), policy=policy)
+    return loop.run(client.call(endpoint, secret, message, time_limit_ms=time_limit_ms))
 
 
 def hello_once(
@@ -371,10 +407,7 @@ def hello_once(
     limits: Limits | None = None,
     policy: NetworkPolicy = DEFAULT_POLICY,
 ) -> CallResult:
-    """Send one ``hello`` from synchronous code, on a private event loop."""
-
-    async def run() -> CallResult:
-        async with BotClient(limits=limits, policy=policy) as client:
-            return await client.hello(endpoint, secret)
-
-    return asyncio.run(run())
+    """Send one ``hello`` from synchronous code, on the worker loop."""
+    loop = worker_loop()
+    client = loop.client(limits=limits or Limits(), policy=policy)
+    return loop.run(client.hello(endpoint, secret))

@@ -68,6 +68,20 @@ def env_int(
     return number
 
 
+def env_float(name: str, default: float, *, minimum: float, maximum: float) -> float:
+    """Read a finite number within bounds."""
+    value = _raw(name)
+    if value is None:
+        return default
+    try:
+        number = float(value)
+    except ValueError:
+        raise _bad(name, value, "a number") from None
+    if not minimum <= number <= maximum:  # also refuses nan
+        raise _bad(name, value, f"a number between {minimum} and {maximum}")
+    return number
+
+
 def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
     """Read one of a fixed set of words, case-insensitively."""
     value = env_str(name, default)

@@ -9,14 +9,17 @@ docker/.env.example.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
+from kombu import Queue
 
 from config.env import (
     env_bool,
     env_choice,
+    env_float,
     env_int,
     env_list,
     env_networks,
@@ -135,8 +138,25 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=60)
 }
-# Workers of one deployment share a queue name; tests give theirs a private one.
+# Workers of one deployment share a queue name; tests give theirs a private one. Three queues,
+# so a big tournament's backlog of matches never holds up control work (a next round, ratings,
+# a verification) or the ladders: "<name>" for control tasks, "<name>.matches" for tournament
+# matches, "<name>.ladder" for ladder scheduling and ladder matches. A worker started without
+# -Q consumes all three; TASK_QUEUE_KINDS routes tasks to them (config/celery_app.py).
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "ohhell")
+TASK_QUEUE_KINDS = {
+    "tournaments.run_match": "matches",
+    "tournaments.run_ladder_match": "ladder",
+    "tournaments.top_up_ladders": "ladder",
+}
+CELERY_TASK_QUEUES = [
+    Queue(name)
+    for name in (
+        CELERY_TASK_DEFAULT_QUEUE,
+        *sorted({f"{CELERY_TASK_DEFAULT_QUEUE}.{kind}" for kind in TASK_QUEUE_KINDS.values()}),
+    )
+]
+CELERY_TASK_ROUTES = ("config.celery_app.route_task",)
 CELERY_TASK_SERIALIZER = CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_EXPIRES = 3600
@@ -148,13 +168,25 @@ MATCH_STALE_SECONDS = env_int("MATCH_STALE_SECONDS", 60, minimum=15)
 MATCH_RESEND_SECONDS = env_int("MATCH_RESEND_SECONDS", 900, minimum=60)
 MATCH_MAX_ATTEMPTS = env_int("MATCH_MAX_ATTEMPTS", 3, minimum=1, maximum=20)
 RATING_PROVISIONAL_MATCHES = env_int("RATING_PROVISIONAL_MATCHES", 10, minimum=0)
+# A new version of a bot keeps its mu and raises sigma to at least this (the default is half
+# the initial 25/3), so the new version is placed again quickly.
+RATING_VERSION_SIGMA = env_float("RATING_VERSION_SIGMA", 4.0, minimum=0.1, maximum=50.0)
+# A recompute whose worker has not beaten for this long is queued again, up to this many tries.
+RECOMPUTE_STALE_SECONDS = env_int("RECOMPUTE_STALE_SECONDS", 60, minimum=15)
+RECOMPUTE_MAX_ATTEMPTS = env_int("RECOMPUTE_MAX_ATTEMPTS", 3, minimum=1, maximum=20)
 HEALTH_CHECK_SECONDS = env_int("HEALTH_CHECK_SECONDS", 300, minimum=10)
 HEALTH_FAILURES_TO_DISABLE = env_int("HEALTH_FAILURES_TO_DISABLE", 3, minimum=1)
+# Always-on ladders: tables each keeps queued or playing at once (a duplicate group counts once,
+# as it plays one rotation at a time), so a ladder never floods its queue.
+LADDER_MATCHES_IN_FLIGHT = env_int("LADDER_MATCHES_IN_FLIGHT", 4, minimum=1, maximum=1000)
 
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     "sweep-matches": {"task": "tournaments.sweep_matches", "schedule": 30.0},
     "start-due-tournaments": {"task": "tournaments.start_due_tournaments", "schedule": 30.0},
     "rate-finished-matches": {"task": "tournaments.rate_finished_matches", "schedule": 60.0},
+    # Every finished ladder match tops its ladder up at once; this catches lost messages.
+    "top-up-ladders": {"task": "tournaments.top_up_ladders", "schedule": 15.0},
+    "sweep-recomputes": {"task": "tournaments.sweep_recomputes", "schedule": 30.0},
     "check-bot-health": {
         "task": "tournaments.check_bot_health",
         "schedule": float(HEALTH_CHECK_SECONDS),
@@ -216,6 +248,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Served offline: no web fonts (api/redoc.html), no online validator badge in Swagger UI.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     "COMPONENT_SPLIT_REQUEST": True,
     # Several models have a "status"; name each choice set after its model.
     "ENUM_NAME_OVERRIDES": {
@@ -250,10 +284,14 @@ LOGGING = {
     "loggers": {"django": {"handlers": [], "propagate": True}},
 }
 
-if _embedded:
-    # Settings are imported once per process, so this line is printed once per process.
+# Set once the embedded-defaults line has been printed; processes started from this one (the
+# development server's reloader, workers) inherit it and stay quiet, and so do later commands
+# of ./run, which sets it after its first.
+EMBEDDED_NOTED = "OHHELL_EMBEDDED_NOTED"
+if _embedded and not os.environ.get(EMBEDDED_NOTED):
     print(
         f"ohhell: running on embedded defaults ({', '.join(_embedded)}); "
         "set DATABASE_URL, REDIS_URL and SECRET_KEY for production.",
         file=sys.stderr,
     )
+    os.environ[EMBEDDED_NOTED] = "1"

@@ -12,14 +12,17 @@ from engine.errors import (
     GameOverError,
     HookViolationError,
     IllegalActionError,
+    InvalidPlayerError,
     InvalidReplayError,
+    InvalidSeatError,
+    InvalidSeedError,
     InvalidVariantError,
     MustTrumpError,
     NotACardError,
     OutOfTurnError,
     WrongPhaseError,
 )
-from engine.game import Game
+from engine.game import Game, Phase
 from engine.presets import PRESET_NOTES, PRESETS, preset
 from engine.replay import replay_game, verify_replay
 from engine.variant import OPTIONS, Variant
@@ -39,11 +42,15 @@ __all__ = [
     "GameOverError",
     "HookViolationError",
     "IllegalActionError",
+    "InvalidPlayerError",
     "InvalidReplayError",
+    "InvalidSeatError",
+    "InvalidSeedError",
     "InvalidVariantError",
     "MustTrumpError",
     "NotACardError",
     "OutOfTurnError",
+    "Phase",
     "Variant",
     "WrongPhaseError",
     "preset",

@@ -36,16 +36,6 @@ _SUIT_INDEX_TABLES: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
 )
 
 
-def suit_of(card: int) -> int:
-    """Return the suit (0..3) of a card index."""
-    return card // 13
-
-
-def rank_of(card: int) -> int:
-    """Return the rank (0 for a two .. 12 for an ace) of a card index."""
-    return card % 13
-
-
 def card_names(mask: int) -> tuple[str, ...]:
     """Name the cards of a mask, by suit (C D H S) and highest rank first."""
     return (
@@ -73,8 +63,3 @@ def mask_of(names: list[str] | tuple[str, ...]) -> int:
     for name in names:
         mask |= 1 << CARD_INDEX[name]
     return mask
-
-
-def is_card(name: object) -> bool:
-    """Tell whether ``name`` is a card written rank then suit (``TD``, ``AS``)."""
-    return isinstance(name, str) and name in CARD_INDEX

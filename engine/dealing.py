@@ -7,9 +7,9 @@ the same deals on every platform and Python version.
 from __future__ import annotations
 
 import random
-from _random import Random as _CoreRandom
 
 from engine.cards import DECK_SIZE, JACK
+from engine.errors import InvalidSeedError
 
 MAX_SEED = 2**63 - 1
 _PACK = tuple(range(DECK_SIZE))
@@ -23,28 +23,8 @@ _SHUFFLE_STEPS = tuple(
 def new_rng(seed: int) -> random.Random:
     """Return the game's private RNG; refuse seeds that are not plain non-negative ints."""
     if type(seed) is not int or not 0 <= seed <= MAX_SEED:
-        raise ValueError(f"seed must be an integer 0..2**63-1, not {seed!r}")
-    return _seeded_in_core(seed) if _SEED_IN_CORE else random.Random(seed)
-
-
-def _seeded_in_core(seed: int) -> random.Random:
-    """``random.Random(seed)`` for an int seed, seeded through the C core directly.
-
-    ``Random.__init__`` runs ``Random.seed``, which checks the seed's type before handing it
-    to the core's seed; that check is all this skips, and the state is the same (checked
-    below, once). A game is set up for every match and every simulation, so it counts.
-    """
-    rng = _new_random(random.Random)
-    _core_seed(rng, seed)
-    rng.gauss_next = None  # type: ignore[attr-defined]
-    return rng
-
-
-_new_random = random.Random.__new__
-_core_seed = _CoreRandom.seed
-_SEED_IN_CORE = all(
-    _seeded_in_core(s).getstate() == random.Random(s).getstate() for s in (0, 1, MAX_SEED)
-)
+        raise InvalidSeedError(f"seed must be an integer 0..2**63-1, not {seed!r}")
+    return random.Random(seed)
 
 
 def draw_index(rng: random.Random, bound: int) -> int:

@@ -17,6 +17,18 @@ class InvalidVariantError(EngineError):
         self.reason = message
 
 
+class InvalidSeedError(EngineError):
+    """A seed that is not an integer from 0 to 2**63 - 1."""
+
+
+class InvalidSeatError(EngineError):
+    """A seat number that is not one of the game's seats."""
+
+
+class InvalidPlayerError(EngineError):
+    """An unknown reference player, bad options for one, or the wrong number of them."""
+
+
 class IllegalActionError(EngineError):
     """An action the rules do not allow at this point of the game."""
 

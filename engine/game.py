@@ -6,6 +6,7 @@ millions of actions; the public API speaks in card names (``TD``) and plain ints
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any
 
 from engine import errors
@@ -22,7 +23,15 @@ from engine.dealing import first_dealer, new_rng, shuffled_prefix
 from engine.scoring import deal_score, shared_ranks, winners
 from engine.variant import Variant
 
-BID, PLAY, OVER = "bid", "play", "over"
+
+class Phase(StrEnum):
+    """Where a game stands: bidding, playing cards, or over."""
+
+    BID = "bid"
+    PLAY = "play"
+    OVER = "over"
+
+
 _BID_RANGES = tuple(tuple(range(h + 1)) for h in range(53))
 _CLUBS, _DIAMONDS, _HEARTS, _SPADES = SUIT_NAME_TABLES
 _RULES_KEPT = 64  # (variant, players) pairs whose _Rules are kept; the cache starts over after
@@ -237,9 +246,16 @@ class Game:
         self._legal = 0
         self.leader = eldest
         self.to_act: int | None = eldest
-        self.phase = BID
+        self.phase = Phase.BID
 
     # -- facts -----------------------------------------------------------------------------
+
+    @property
+    def acting_seat(self) -> int:
+        """The seat to move, as ``to_act``; raises GameOverError once the game is over."""
+        if self.to_act is None:
+            raise errors.GameOverError("the game is over")
+        return self.to_act
 
     @property
     def deal_number(self) -> int:
@@ -254,7 +270,7 @@ class Game:
     @property
     def is_over(self) -> bool:
         """Tell whether the game has ended."""
-        return self.phase is OVER
+        return self.phase is Phase.OVER
 
     @property
     def trump(self) -> str | None:
@@ -295,14 +311,14 @@ class Game:
 
     def forbidden_bid(self) -> int | None:
         """The bid the hook forbids to the seat to act, if any."""
-        if not self._hook or self.phase is not BID or self.to_act != self.dealer:
+        if not self._hook or self.phase is not Phase.BID or self.to_act != self.dealer:
             return None
         forbidden = self.hand_size - (sum(self._bids) + 1)  # the dealer's own -1 is in the sum
         return forbidden if 0 <= forbidden <= self.hand_size else None
 
     def legal_bids(self) -> tuple[int, ...]:
         """Bids the seat to act may make."""
-        if self.phase is not BID:
+        if self.phase is not Phase.BID:
             return ()
         bids = _BID_RANGES[self.hand_size]
         if not self._hook or self.to_act != self.dealer:
@@ -318,7 +334,7 @@ class Game:
 
     def legal_cards(self) -> tuple[str, ...]:
         """Cards the seat to act may play."""
-        return card_names(self._legal) if self.phase is PLAY else ()
+        return card_names(self._legal) if self.phase is Phase.PLAY else ()
 
     def legal_actions(self) -> tuple[int, ...] | tuple[str, ...]:
         """Bids during bidding, cards during play, nothing once the game is over.
@@ -326,7 +342,7 @@ class Game:
         The card names are looked up here as ``card_names`` would, without calling it: this
         is asked before every card of every game, and the call saved shows.
         """
-        if self.phase is PLAY:
+        if self.phase is Phase.PLAY:
             legal = self._legal
             return (
                 _CLUBS[legal & 0x1FFF]
@@ -334,7 +350,7 @@ class Game:
                 + _HEARTS[legal >> 26 & 0x1FFF]
                 + _SPADES[legal >> 39]
             )
-        if self.phase is BID:
+        if self.phase is Phase.BID:
             if self.to_act != self.dealer:  # only the dealer may find a bid forbidden
                 return _BID_RANGES[self.hand_size]
             return self.legal_bids()
@@ -342,8 +358,8 @@ class Game:
 
     # -- actions ---------------------------------------------------------------------------
 
-    def _check_turn(self, seat: int | None, phase: str) -> None:
-        if self.phase is OVER:
+    def _check_turn(self, seat: int | None, phase: Phase) -> None:
+        if self.phase is Phase.OVER:
             raise errors.GameOverError("the game is over")
         if seat is not None and seat != self.to_act:
             raise errors.OutOfTurnError(
@@ -354,12 +370,13 @@ class Game:
 
     def bid(self, bid: int, seat: int | None = None) -> None:
         """Make a bid for the seat to act (``seat``, if given, must be that seat)."""
-        if self.phase is not BID or (seat is not None and seat != self.to_act):
-            self._check_turn(seat, BID)
+        if self.phase is not Phase.BID or (seat is not None and seat != self.to_act):
+            self._check_turn(seat, Phase.BID)
         h = self.hand_size
         if type(bid) is not int or not 0 <= bid <= h:
             raise errors.BidOutOfRangeError(f"bid must be an integer from 0 to {h}, not {bid!r}")
         seat = self.to_act
+        assert seat is not None  # the phase is BID, so the game is not over
         if seat == self.dealer and self._hook and bid == self.forbidden_bid():
             raise errors.HookViolationError(
                 f"the dealer may not bid {bid}: the bids would add up to the {h} tricks (hook)"
@@ -367,7 +384,7 @@ class Game:
         self._bids[seat] = bid
         self._bid_count += 1
         if self._bid_count == self.players:
-            self.phase = PLAY
+            self.phase = Phase.PLAY
             self.to_act = self.leader
             self._legal = self._hands[self.leader]
         else:
@@ -375,8 +392,8 @@ class Game:
 
     def play(self, card: str, seat: int | None = None) -> None:
         """Play a card, written like ``TD``, for the seat to act."""
-        if self.phase is not PLAY:
-            self._check_turn(seat, PLAY)
+        if self.phase is not Phase.PLAY:
+            self._check_turn(seat, Phase.PLAY)
         self.apply(card, seat)
 
     def apply(self, action: int | str, seat: int | None = None) -> None:
@@ -385,10 +402,12 @@ class Game:
         A card is played right here rather than handed on to ``play`` (which checks the phase
         and comes here): every card of every game passes this way, and a call less shows.
         """
-        if self.phase is not PLAY or (seat is not None and seat != self.to_act):
-            if self.phase is BID:
+        if self.phase is not Phase.PLAY or (seat is not None and seat != self.to_act):
+            if self.phase is Phase.BID:
+                if isinstance(action, str):
+                    self._check_turn(seat, Phase.PLAY)  # raises: out of turn, or wrong phase
                 return self.bid(action, seat)  # type: ignore[arg-type]
-            self._check_turn(seat, PLAY)  # raises: the game is over, or not this seat's turn
+            self._check_turn(seat, Phase.PLAY)  # raises: the game is over, or not this seat's turn
         try:
             index = CARD_INDEX[action]  # type: ignore[index]
         except (KeyError, TypeError):
@@ -399,6 +418,7 @@ class Game:
         if not self._legal & bit:
             self._raise_why_illegal(action, bit)  # type: ignore[arg-type]
         seat, n, hands = self.to_act, self.players, self._hands
+        assert seat is not None  # the phase is PLAY, so the game is not over
         hands[seat] ^= bit
         self._plays.append(index)
         trick = self._trick  # the bits of the trick's cards, for _end_trick to add up
@@ -417,6 +437,7 @@ class Game:
         return None
 
     def _raise_why_illegal(self, card: str, bit: int) -> None:
+        assert self.to_act is not None  # only called during play
         hand = self._hands[self.to_act]
         if not hand & bit:
             raise errors.CardNotInHandError(f"seat {self.to_act} does not hold {card}")
@@ -457,7 +478,7 @@ class Game:
             self._start_deal()
 
     def _finish_game(self) -> None:
-        self.phase = OVER
+        self.phase = Phase.OVER
         self.to_act = None
         if self.variant.winner_bonus:
             # Tied winners all get the bonus, so a tie stays a tie.
@@ -487,7 +508,7 @@ class Game:
 
     def finished_deals(self) -> int:
         """Number of deals played to the end."""
-        return len(self.deals) if self.phase is OVER else len(self.deals) - 1
+        return len(self.deals) if self.phase is Phase.OVER else len(self.deals) - 1
 
     def observation(self, seat: int) -> dict[str, Any]:
         """Everything ``seat`` may know now (rules.md section 4), as a JSON-ready dict."""

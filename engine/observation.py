@@ -10,6 +10,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from engine.cards import CARD_NAMES, card_names
+from engine.errors import InvalidSeatError
 
 if TYPE_CHECKING:
     from engine.game import Game
@@ -18,25 +19,10 @@ if TYPE_CHECKING:
 _card_name = CARD_NAMES.__getitem__
 
 
-# The keys every seat sees alike, in groups that change together: never in a game, when a
-# deal starts, when a trick ends, when a deal ends. A caller sending many observations of one
-# game (the arena) can keep them apart: ``observe(shared=False)`` leaves them out,
-# ``shared_group`` builds one group, and ``shared_versions`` tells when each may have changed.
-SHARED_GROUPS: tuple[tuple[str, ...], ...] = (
-    ("variant", "players", "deals", "schedule"),
-    ("deal", "dealer", "eldest", "hand_size", "trump", "trump_card", "trump_card_holder"),
-    ("tricks", "tricks_won"),
-    ("scores", "history"),
-)
-SHARED_KEYS = tuple(key for group in SHARED_GROUPS for key in group)
-
-
-def observe(game: Game, seat: int, *, shared: bool = True) -> dict[str, Any]:
-    """Return the JSON-ready view of ``game`` for ``seat``; without SHARED_KEYS unless shared."""
+def observe(game: Game, seat: int) -> dict[str, Any]:
+    """Return the JSON-ready view of ``game`` for ``seat``."""
     if type(seat) is not int or not 0 <= seat < game.players:
-        raise ValueError(f"seat must be 0..{game.players - 1}, not {seat!r}")
-    if not shared:
-        return _own(game, seat)
+        raise InvalidSeatError(f"seat must be 0..{game.players - 1}, not {seat!r}")
     n = game.players
     v = game.variant
     deals = game.deals
@@ -68,61 +54,6 @@ def observe(game: Game, seat: int, *, shared: bool = True) -> dict[str, Any]:
         "scores": list(game.totals),
         "history": _history(game),
     }
-
-
-def _own(game: Game, seat: int) -> dict[str, Any]:
-    """The keys of ``observe`` that are not shared: the seat's own, or changing every action."""
-    n = game.players
-    v = game.variant
-    deal = game.deals[-1]
-    bids = deal.bids
-    all_bid = min(bids) >= 0
-    done = len(deal.winners) * n  # cards played to finished tricks
-    return {
-        "seat": seat,
-        "phase": game.phase,
-        "to_act": game.to_act,
-        "hand": list(card_names(game.hand_mask(seat))),
-        "bids": _visible_bids(bids, seat, v.bidding == "closed" and not all_bid),
-        "over_under": _over_under(deal) if v.announce_over_under and all_bid else None,
-        "trick": _current_trick(deal, [*map(_card_name, deal.plays[done:])], n, done),
-    }
-
-
-def shared_group(game: Game, index: int) -> dict[str, Any]:
-    """Return group ``index`` of SHARED_GROUPS, as ``observe`` gives it to every seat."""
-    n = game.players
-    deals = game.deals
-    deal = deals[-1]
-    if index == 0:
-        return {
-            "variant": dict(_variant_dict(game.variant)),
-            "players": n,
-            "deals": _deal_count(game),
-            "schedule": list(game.schedule),
-        }
-    if index == 1:
-        return {
-            "deal": len(deals),
-            "dealer": deal.dealer,
-            "eldest": (deal.dealer + 1) % n,
-            "hand_size": deal.hand_size,
-            "trump": _suit(deal.trump),
-            "trump_card": _trump_card(deal),
-            "trump_card_holder": _trump_card_holder(game.variant, deal),
-        }
-    if index == 2:
-        played = list(map(_card_name, deal.plays[: len(deal.winners) * n]))
-        return {"tricks": _tricks(deal, played, n), "tricks_won": list(deal.tricks_won)}
-    if index == 3:
-        return {"scores": list(game.totals), "history": _history(game)}
-    raise IndexError(index)
-
-
-def shared_versions(game: Game) -> tuple[Any, ...]:
-    """Return, for each of SHARED_GROUPS, a value that changes whenever that group may change."""
-    deals = game.deals
-    return (0, len(deals), (len(deals), len(deals[-1].winners)), game.finished_deals())
 
 
 def _deal_count(game: Game) -> int | None:
@@ -169,12 +100,12 @@ def _tricks(deal: Any, played: list[str], n: int) -> list[dict[str, Any]]:
     ]
 
 
-def _current_trick(deal: Any, played: list[str], n: int, offset: int = 0) -> dict[str, Any] | None:
-    """The trick in progress; ``played`` names the cards played from index ``offset`` on."""
+def _current_trick(deal: Any, played: list[str], n: int) -> dict[str, Any] | None:
+    """The trick in progress, if any."""
     done = len(deal.winners)
     if len(deal.leaders) == done:
         return None
-    return {"leader": deal.leaders[-1], "cards": played[done * n - offset :]}
+    return {"leader": deal.leaders[-1], "cards": played[done * n :]}
 
 
 def _history(game: Game) -> list[dict[str, Any]]:

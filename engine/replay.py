@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from engine.errors import EngineError, InvalidReplayError
+from engine.game import Game, Phase
 from engine.variant import Variant
-
-if TYPE_CHECKING:
-    from engine.game import Game
 
 FORMAT = "ohhell-replay/1"
 
@@ -31,8 +29,6 @@ def to_replay(game: Game) -> dict[str, Any]:
 
 def replay_game(data: Any) -> Game:
     """Re-play a replay through the rules and return the game; refuse any mismatch."""
-    from engine.game import Game
-
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise InvalidReplayError(f"not a replay: 'format' must be {FORMAT!r}")
     try:
@@ -89,10 +85,10 @@ def _replay_deal(game: Game, number: int, deal: Any) -> None:
 
 
 def _replay_actions(game: Game, number: int, deal: dict[str, Any], bids: list[Any]) -> None:
-    while game.phase == "bid" and game.deal_number == number:
-        if bids[game.to_act] is None:
+    while game.phase is Phase.BID and game.deal_number == number:
+        if bids[game.acting_seat] is None:
             return  # an unfinished game stops here
-        game.bid(bids[game.to_act])
+        game.bid(bids[game.acting_seat])
     tricks = deal.get("tricks")
     if not isinstance(tricks, list) or len(tricks) > game.hand_size:
         raise InvalidReplayError(

@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.game import Game
+from engine.errors import InvalidPlayerError
+from engine.game import Game, Phase
 from engine.players import Player, make_player
 from engine.variant import Variant
 
@@ -28,13 +29,13 @@ def derive_seed(seed: int, *parts: int) -> int:
 def play_game(variant: Variant, players: int, seed: int, seats: Sequence[Player]) -> Game:
     """Play one game to its end, asking each seat's player with its observation."""
     if len(seats) != players:
-        raise ValueError(f"need one player per seat: {players} seats, {len(seats)} players")
+        raise InvalidPlayerError(f"need one player per seat: {players} seats, {len(seats)} players")
     game = Game(variant, players, seed)
     while not game.is_over:
-        seat = game.to_act
+        seat = game.acting_seat
         player = seats[seat]
         obs = game.observation(seat)
-        if game.phase == "bid":
+        if game.phase is Phase.BID:
             game.bid(player.bid(obs, game.legal_bids()), seat)
         else:
             game.play(player.play(obs, game.legal_cards()), seat)
@@ -169,7 +170,9 @@ def simulate(
     """
     variant.check_players(players)
     if len(player_names) != players:
-        raise ValueError(f"need {players} player names, one per seat, not {len(player_names)}")
+        raise InvalidPlayerError(
+            f"need {players} player names, one per seat, not {len(player_names)}"
+        )
     summary = Summary()
     for i in range(start, start + games):
         names = seat_names(player_names, i)

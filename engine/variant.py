@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from engine.errors import InvalidVariantError
@@ -17,17 +18,111 @@ MIN_PLAYERS, MAX_PLAYERS = 3, 8
 PACK = 52
 SCHEMA_VERSION = 1
 
-MAX_CARDS_WORDS = ("default", "seven", "max_possible", "max_leaving_trump")
-ORDERS = ("down_up", "up_down", "up", "down", "constant")
-FIRST_DEALERS = ("random", "draw", "first_jack")
-TRUMPS = ("turn_up", "dealer_last_card", "fixed")
-TRUMP_CYCLES = ("SDCH", "CDHS", "CDHSN")
-BIDDINGS = ("open", "closed")
-MADE = ("10+bid", "10*bid", "10+bid^2", "10+2*bid", "5+bid", "bonus_only")
-MADE_ZERO = ("10", "5", "5+cards", "10+cards")
-MISSED = ("taken", "zero", "minus_diff", "minus_diff_squared")
-REMOVED = ("none", "even")
+
+class MaxCards(StrEnum):
+    """The named largest hands; ``max_cards`` may also be a number."""
+
+    DEFAULT = "default"
+    SEVEN = "seven"
+    MAX_POSSIBLE = "max_possible"
+    MAX_LEAVING_TRUMP = "max_leaving_trump"
+
+
+class Order(StrEnum):
+    """How hand sizes run over the deals."""
+
+    DOWN_UP = "down_up"
+    UP_DOWN = "up_down"
+    UP = "up"
+    DOWN = "down"
+    CONSTANT = "constant"
+
+
+class FirstDealer(StrEnum):
+    """How the first dealer is chosen."""
+
+    RANDOM = "random"
+    DRAW = "draw"
+    FIRST_JACK = "first_jack"
+
+
+class Trump(StrEnum):
+    """How trump is fixed each deal."""
+
+    TURN_UP = "turn_up"
+    DEALER_LAST_CARD = "dealer_last_card"
+    FIXED = "fixed"
+
+
+class TrumpCycle(StrEnum):
+    """The cycle of trump suits under ``trump=fixed`` (N: no trump)."""
+
+    SDCH = "SDCH"
+    CDHS = "CDHS"
+    CDHSN = "CDHSN"
+
+
+class Bidding(StrEnum):
+    """Open: bids are public in turn; closed: revealed together."""
+
+    OPEN = "open"
+    CLOSED = "closed"
+
+
+class Made(StrEnum):
+    """The score for an exact bid above zero."""
+
+    TEN_PLUS_BID = "10+bid"
+    TEN_TIMES_BID = "10*bid"
+    TEN_PLUS_BID_SQUARED = "10+bid^2"
+    TEN_PLUS_TWO_BID = "10+2*bid"
+    FIVE_PLUS_BID = "5+bid"
+    BONUS_ONLY = "bonus_only"
+
+
+class MadeZero(StrEnum):
+    """The score for an exact bid of zero."""
+
+    TEN = "10"
+    FIVE = "5"
+    FIVE_PLUS_CARDS = "5+cards"
+    TEN_PLUS_CARDS = "10+cards"
+
+
+class Missed(StrEnum):
+    """The score of a missed bid."""
+
+    TAKEN = "taken"
+    ZERO = "zero"
+    MINUS_DIFF = "minus_diff"
+    MINUS_DIFF_SQUARED = "minus_diff_squared"
+
+
+class RemovedCards(StrEnum):
+    """Which cards leave the pack before dealing."""
+
+    NONE = "none"
+    EVEN = "even"
+
+
+# The options whose value is one of a closed set, and that set.
+CHOICES: dict[str, type[StrEnum]] = {
+    "removed_cards": RemovedCards,
+    "order": Order,
+    "first_dealer": FirstDealer,
+    "trump": Trump,
+    "trump_cycle": TrumpCycle,
+    "bidding": Bidding,
+    "made": Made,
+    "made_zero": MadeZero,
+    "missed_over": Missed,
+    "missed_under": Missed,
+}
 DEFAULT_MAX = {3: 10, 4: 10, 5: 10, 6: 8, 7: 7, 8: 6}
+
+
+def _values(choices: type[StrEnum]) -> tuple[str, ...]:
+    return tuple(member.value for member in choices)
 
 
 def _option(default: Any, values: Any, help_text: str) -> dict[str, Any]:
@@ -38,30 +133,36 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "min_players": _option(3, "integer 3..8", "fewest players the variant allows"),
     "max_players": _option(7, "integer 3..8", "most players the variant allows"),
     "removed_cards": _option(
-        "none", REMOVED, "'even' removes 52 mod players cards so the pack divides evenly"
+        "none",
+        _values(RemovedCards),
+        "'even' removes 52 mod players cards so the pack divides evenly",
     ),
     "max_cards": _option(
         "default",
-        [*MAX_CARDS_WORDS, "integer >= 1"],
+        [*_values(MaxCards), "integer >= 1"],
         "largest hand: default 10/8/7 for 3-5/6/7 players (6 for 8); seven; the most the pack"
         " allows; the most that leaves a card to turn up (at most 10); or a number",
     ),
-    "order": _option("down_up", ORDERS, "how hand sizes run over the deals"),
+    "order": _option("down_up", _values(Order), "how hand sizes run over the deals"),
     "deals": _option(None, "null or integer >= 1", "cap on the number of deals"),
-    "first_dealer": _option("draw", FIRST_DEALERS, "how the first dealer is chosen"),
-    "trump": _option("turn_up", TRUMPS, "how trump is fixed each deal"),
+    "first_dealer": _option("draw", _values(FirstDealer), "how the first dealer is chosen"),
+    "trump": _option("turn_up", _values(Trump), "how trump is fixed each deal"),
     "trump_cycle": _option(
-        "SDCH", TRUMP_CYCLES, "cycle of trump suits under trump=fixed (N: none)"
+        "SDCH", _values(TrumpCycle), "cycle of trump suits under trump=fixed (N: none)"
     ),
     "last_deal_no_trump": _option(False, "boolean", "the final deal is played without trump"),
-    "bidding": _option("open", BIDDINGS, "open: bids public in turn; closed: revealed together"),
+    "bidding": _option(
+        "open", _values(Bidding), "open: bids public in turn; closed: revealed together"
+    ),
     "hook": _option(True, "boolean", "the dealer may not make the bids add up to the tricks"),
     "must_trump": _option(False, "boolean", "a player void in the suit led must trump if able"),
-    "made": _option("10+bid", MADE, "score for an exact bid above zero"),
-    "made_zero": _option("10", MADE_ZERO, "score for an exact bid of zero (cards = hand size)"),
+    "made": _option("10+bid", _values(Made), "score for an exact bid above zero"),
+    "made_zero": _option(
+        "10", _values(MadeZero), "score for an exact bid of zero (cards = hand size)"
+    ),
     "double_when_all": _option(False, "boolean", "an exact bid of every trick scores double"),
-    "missed_over": _option("taken", MISSED, "score when taking more tricks than bid"),
-    "missed_under": _option("taken", MISSED, "score when taking fewer tricks than bid"),
+    "missed_over": _option("taken", _values(Missed), "score when taking more tricks than bid"),
+    "missed_under": _option("taken", _values(Missed), "score when taking fewer tricks than bid"),
     "winner_bonus": _option(0, "integer >= 0", "points added to the winner's total at the end"),
     "target_score": _option(None, "null or integer >= 1", "end after the deal reaching this"),
     "max_deals": _option(100, "integer 1..1000", "safety cap on deals under target_score"),
@@ -78,28 +179,32 @@ class Variant:
     name: str = "custom"
     min_players: int = 3
     max_players: int = 7
-    removed_cards: str = "none"
-    max_cards: str | int = "default"
-    order: str = "down_up"
+    removed_cards: RemovedCards = RemovedCards.NONE
+    max_cards: MaxCards | int = MaxCards.DEFAULT
+    order: Order = Order.DOWN_UP
     deals: int | None = None
-    first_dealer: str = "draw"
-    trump: str = "turn_up"
-    trump_cycle: str = "SDCH"
+    first_dealer: FirstDealer = FirstDealer.DRAW
+    trump: Trump = Trump.TURN_UP
+    trump_cycle: TrumpCycle = TrumpCycle.SDCH
     last_deal_no_trump: bool = False
-    bidding: str = "open"
+    bidding: Bidding = Bidding.OPEN
     hook: bool = True
     must_trump: bool = False
-    made: str = "10+bid"
-    made_zero: str = "10"
+    made: Made = Made.TEN_PLUS_BID
+    made_zero: MadeZero = MadeZero.TEN
     double_when_all: bool = False
-    missed_over: str = "taken"
-    missed_under: str = "taken"
+    missed_over: Missed = Missed.TAKEN
+    missed_under: Missed = Missed.TAKEN
     winner_bonus: int = 0
     target_score: int | None = None
     max_deals: int = 100
     announce_over_under: bool = False
 
     def __post_init__(self) -> None:
+        for option, choices in CHOICES.items():
+            object.__setattr__(self, option, _choice(option, getattr(self, option), choices))
+        if not isinstance(self.max_cards, int):
+            object.__setattr__(self, "max_cards", _choice("max_cards", self.max_cards, MaxCards))
         _validate(self)
 
     # -- construction and serialisation -------------------------------------------------
@@ -148,7 +253,7 @@ class Variant:
 
     def removed(self, players: int) -> int:
         """Number of cards taken out of the pack for this many players."""
-        return PACK % players if self.removed_cards == "even" else 0
+        return PACK % players if self.removed_cards is RemovedCards.EVEN else 0
 
     def cards_in_play(self, players: int) -> int:
         """Cards left in the pack once removed cards are out."""
@@ -158,13 +263,13 @@ class Variant:
         """The largest hand size of the schedule for this many players."""
         in_play = self.cards_in_play(players)
         mc = self.max_cards
-        if mc == "default":
+        if mc is MaxCards.DEFAULT:
             return DEFAULT_MAX[players]
-        if mc == "seven":
+        if mc is MaxCards.SEVEN:
             return 7
-        if mc == "max_possible":
+        if mc is MaxCards.MAX_POSSIBLE:
             return in_play // players
-        if mc == "max_leaving_trump":
+        if mc is MaxCards.MAX_LEAVING_TRUMP:
             return min(10, (in_play - 1) // players)
         return int(mc)
 
@@ -174,11 +279,11 @@ class Variant:
         down = tuple(range(top, 0, -1))
         up = tuple(range(1, top + 1))
         return {
-            "down_up": down + up[1:],
-            "up_down": up + down[1:],
-            "up": up,
-            "down": down,
-            "constant": (top,),
+            Order.DOWN_UP: down + up[1:],
+            Order.UP_DOWN: up + down[1:],
+            Order.UP: up,
+            Order.DOWN: down,
+            Order.CONSTANT: (top,),
         }[self.order]
 
     def schedule(self, players: int) -> tuple[int, ...]:
@@ -187,7 +292,7 @@ class Variant:
         if self.target_score is not None:
             length = self.max_deals if self.deals is None else min(self.deals, self.max_deals)
             return tuple(base[i % len(base)] for i in range(length))
-        if self.order == "constant":
+        if self.order is Order.CONSTANT:
             return base * (self.deals or 1)
         return base if self.deals is None else base[: self.deals]
 
@@ -210,9 +315,14 @@ def _check_int(option: str, value: Any, low: int, high: int | None = None) -> No
         _fail(option, f"must be {bound}, not {value}")
 
 
-def _check_choice(option: str, value: Any, choices: tuple[str, ...]) -> None:
-    if not isinstance(value, str) or value not in choices:
-        _fail(option, f"unknown value {value!r}; choose one of {', '.join(choices)}")
+def _choice(option: str, value: Any, choices: type[StrEnum]) -> Any:
+    """Return the member of ``choices`` that ``value`` names (a number may name "10")."""
+    if type(value) is int:
+        value = str(value)
+    try:
+        return choices(value)
+    except ValueError:
+        _fail(option, f"unknown value {value!r}; choose one of {', '.join(_values(choices))}")
 
 
 def _validate(v: Variant) -> None:
@@ -223,19 +333,6 @@ def _validate(v: Variant) -> None:
     _check_int("max_players", v.max_players, MIN_PLAYERS, MAX_PLAYERS)
     if v.min_players > v.max_players:
         _fail("min_players", f"{v.min_players} is more than max_players {v.max_players}")
-    for option, choices in (
-        ("removed_cards", REMOVED),
-        ("order", ORDERS),
-        ("first_dealer", FIRST_DEALERS),
-        ("trump", TRUMPS),
-        ("trump_cycle", TRUMP_CYCLES),
-        ("bidding", BIDDINGS),
-        ("made", MADE),
-        ("made_zero", MADE_ZERO),
-        ("missed_over", MISSED),
-        ("missed_under", MISSED),
-    ):
-        _check_choice(option, getattr(v, option), choices)
     for option in (
         "last_deal_no_trump",
         "hook",
@@ -245,9 +342,7 @@ def _validate(v: Variant) -> None:
     ):
         if type(getattr(v, option)) is not bool:
             _fail(option, f"must be true or false, not {getattr(v, option)!r}")
-    if isinstance(v.max_cards, str):
-        _check_choice("max_cards", v.max_cards, MAX_CARDS_WORDS)
-    else:
+    if not isinstance(v.max_cards, MaxCards):
         _check_int("max_cards", v.max_cards, 1, PACK)
     if v.deals is not None:
         _check_int("deals", v.deals, 1, 1000)
@@ -261,12 +356,12 @@ def _validate(v: Variant) -> None:
                 "last_deal_no_trump",
                 "needs a fixed schedule; the last deal under target_score is not known in advance",
             )
-    if v.hook and v.bidding == "closed":
+    if v.hook and v.bidding is Bidding.CLOSED:
         _fail(
             "hook",
             "needs open bidding: the dealer cannot see the other bids when bidding is closed",
         )
-    if v.order == "constant" and v.deals is None and v.target_score is None:
+    if v.order is Order.CONSTANT and v.deals is None and v.target_score is None:
         _fail("order", "constant hand sizes need deals or target_score to end the game")
     _validate_pack(v)
 

@@ -19,7 +19,9 @@ import hashlib
 import hmac
 import json
 import os
+import re
 import sys
+import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -27,6 +29,9 @@ from typing import Any
 RANKS = "23456789TJQKA"
 MAX_BODY_BYTES = 1024 * 1024
 MAX_SKEW_S = 300
+# The exact forms the arena sends; anything else is refused (never parsed).
+TIMESTAMP = re.compile(r"[0-9]{1,12}")
+REQUEST_ID = re.compile(r"[0-9a-f]{32}")
 
 
 def rank(card: str) -> int:
@@ -81,14 +86,46 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
     return {"ok": True}
 
 
-def signature_ok(secret: str, body: bytes, timestamp: str | None, signature: str | None) -> bool:
-    """Check X-OhHell-Signature: sha256=HMAC-SHA256(secret, "<timestamp>." + body), recent."""
-    if not timestamp or not signature or not timestamp.isdigit():
+def signature_ok(
+    secret: str,
+    body: bytes,
+    timestamp: str | None,
+    request_id: str | None,
+    signature: str | None,
+) -> bool:
+    """Check sha256=HMAC-SHA256(secret, "<timestamp>.<request id>." + body), sent recently."""
+    if timestamp is None or request_id is None or signature is None:
+        return False
+    if not TIMESTAMP.fullmatch(timestamp) or not REQUEST_ID.fullmatch(request_id):
         return False
     if abs(time.time() - int(timestamp)) > MAX_SKEW_S:
         return False  # too old (or from the future): refuse replays
-    mac = hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256)
-    return hmac.compare_digest(f"sha256={mac.hexdigest()}", signature)
+    signed = f"{timestamp}.{request_id}.".encode() + body
+    expected = "sha256=" + hmac.new(secret.encode(), signed, hashlib.sha256).hexdigest()
+    return hmac.compare_digest(expected.encode(), signature.encode("utf-8", "replace"))
+
+
+class SeenRequests:
+    """Request ids already answered; a signed request seen twice is a replay."""
+
+    def __init__(self) -> None:
+        self.first_seen: dict[str, float] = {}
+        self.lock = threading.Lock()
+
+    def first_time(self, request_id: str) -> bool:
+        """Record ``request_id``; False if it was seen before (within the replay window)."""
+        now = time.time()
+        with self.lock:
+            # Oldest first; past twice the skew its timestamp check fails anyway: forget it.
+            while self.first_seen:
+                oldest, seen_at = next(iter(self.first_seen.items()))
+                if now - seen_at <= 2 * MAX_SKEW_S:
+                    break
+                del self.first_seen[oldest]
+            if request_id in self.first_seen:
+                return False
+            self.first_seen[request_id] = now
+            return True
 
 
 class BotHandler(BaseHTTPRequestHandler):
@@ -98,21 +135,31 @@ class BotHandler(BaseHTTPRequestHandler):
     # Sets TCP_NODELAY on each connection; without it small answers wait ~40 ms for Nagle.
     disable_nagle_algorithm = True
     secret = os.environ.get("OHHELL_SECRET", "")
+    seen = SeenRequests()
     verbose = False
 
     def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
+        length_text = self.headers.get("Content-Length") or "0"
+        if not re.fullmatch(r"[0-9]{1,9}", length_text):
+            self.close_connection = True
+            return self.reply(400, {"error": "bad Content-Length"})
+        length = int(length_text)
         if length > MAX_BODY_BYTES:
             self.close_connection = True
             return self.reply(413, {"error": "request too large"})
         body = self.rfile.read(length)
-        if self.secret and not signature_ok(
-            self.secret,
-            body,
-            self.headers.get("X-OhHell-Timestamp"),
-            self.headers.get("X-OhHell-Signature"),
-        ):
-            return self.reply(401, {"error": "bad signature"})
+        if self.secret:
+            request_id = self.headers.get("X-OhHell-Request-Id")
+            if not signature_ok(
+                self.secret,
+                body,
+                self.headers.get("X-OhHell-Timestamp"),
+                request_id,
+                self.headers.get("X-OhHell-Signature"),
+            ):
+                return self.reply(401, {"error": "bad signature"})
+            if not self.seen.first_time(request_id or ""):
+                return self.reply(409, {"error": "repeated request id"})
         try:
             request = json.loads(body)
             self.reply(200, answer(request))

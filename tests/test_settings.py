@@ -17,7 +17,9 @@ ROOT = Path(__file__).resolve().parent.parent
 CLEAN = {
     k: v
     for k, v in os.environ.items()
-    if not k.startswith(("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DEBUG", "BOT_", "DJANGO_"))
+    if not k.startswith(
+        ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DEBUG", "BOT_", "DJANGO_", "OHHELL_")
+    )
 }
 
 
@@ -146,3 +148,19 @@ def test_every_variable_the_settings_read_is_documented():
     assert len(variables) > 15
     assert {v for v in variables if not re.search(rf"^{v}=", example, re.M)} == set()
     assert {v for v in variables if f"| `{v}` |" not in readme} == set()
+
+
+@pytest.mark.parametrize(
+    "name", ["RATING_VERSION_SIGMA", "RECOMPUTE_STALE_SECONDS", "RECOMPUTE_MAX_ATTEMPTS"]
+)
+def test_the_documented_defaults_of_rating_settings_are_the_settings_defaults(name):
+    from django.conf import settings
+
+    assert name not in os.environ  # the settings hold their defaults
+    example = (ROOT / "docker" / ".env.example").read_text()
+    readme = (ROOT / "README.md").read_text()
+    (in_example,) = re.findall(rf"^{name}=(.*)$", example, re.M)
+    (in_readme,) = re.findall(rf"^\| `{name}` \| `([^`]*)` \|", readme, re.M)
+    default = getattr(settings, name)
+    assert type(default)(in_example) == default
+    assert type(default)(in_readme) == default

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 
+from engine.errors import InvalidVariantError
 from tournaments.errors import ApplicationError
 from tournaments.models import (
     Bot,
     BotHealthCheck,
+    Ladder,
     Match,
     MatchSeat,
     Rating,
@@ -27,6 +30,7 @@ from tournaments.models import (
 from tournaments.selectors.ratings import recompute_state
 from tournaments.selectors.tournaments import tournament_list
 from tournaments.services.bots import bot_disable, bot_enable, bot_verify_request
+from tournaments.services.ladders import ladder_pause, ladder_resume
 from tournaments.services.matches import match_retry
 from tournaments.services.ratings import ratings_request_recompute
 from tournaments.services.tournaments import (
@@ -100,9 +104,10 @@ class BotAdmin(admin.ModelAdmin):
         "disabled_reason",
         "last_verified_at",
         "consecutive_failures",
+        "ladder_opt_in",
         "created_at",
     ]
-    list_filter = ["status", "disabled_cause", "created_at"]
+    list_filter = ["status", "disabled_cause", "ladder_opt_in", "created_at"]
     search_fields = ["name", "owner__username", "endpoint_url"]
     list_select_related = ["owner"]
     # The secret is never shown, not even to staff: the owner rotates it if it is lost.
@@ -243,6 +248,45 @@ class TournamentAdmin(admin.ModelAdmin):
         self._control(request, queryset, tournament_cancel, "Cancelled")
 
 
+class LadderForm(forms.ModelForm):
+    class Meta:
+        model = Ladder
+        fields = ["variant", "table_size", "time_limit_ms", "duplicate"]
+
+    def clean(self) -> dict:
+        data = super().clean() or {}
+        variant, table_size = data.get("variant"), data.get("table_size")
+        if variant is not None and table_size is not None:
+            try:
+                variant.to_engine().check_players(table_size)
+            except InvalidVariantError as exc:
+                self.add_error("table_size", exc.reason)
+        return data
+
+
+@admin.register(Ladder)
+class LadderAdmin(admin.ModelAdmin):
+    """Staff switch a variant's ladder on by adding it, and pause or resume it."""
+
+    form = LadderForm
+    list_display = ["variant", "status", "table_size", "time_limit_ms", "duplicate", "created_at"]
+    list_filter = ["status"]
+    list_select_related = ["variant"]
+    readonly_fields = ["status", "created_at", "updated_at"]
+    actions = ["pause_ladders", "resume_ladders"]
+
+    def _control(self, request: HttpRequest, rows: QuerySet, service, verb: str) -> None:
+        _apply_each(self, request, rows, lambda ladder: service(ladder=ladder), verb)
+
+    @admin.action(description="Pause the selected ladders")
+    def pause_ladders(self, request: HttpRequest, queryset: QuerySet[Ladder]) -> None:
+        self._control(request, queryset, ladder_pause, "Paused")
+
+    @admin.action(description="Resume the selected ladders")
+    def resume_ladders(self, request: HttpRequest, queryset: QuerySet[Ladder]) -> None:
+        self._control(request, queryset, ladder_resume, "Resumed")
+
+
 @admin.register(TournamentEntry)
 class TournamentEntryAdmin(admin.ModelAdmin):
     list_display = ["tournament", "bot", "created_at"]
@@ -280,6 +324,7 @@ class MatchAdmin(admin.ModelAdmin):
     list_display = [
         "id",
         "tournament",
+        "ladder",
         "variant",
         "round",
         "status",
@@ -295,7 +340,7 @@ class MatchAdmin(admin.ModelAdmin):
         ("tournament", admin.RelatedOnlyFieldListFilter),
     ]
     search_fields = ["=id", "tournament__name", "duplicate_group", "claimed_by", "error"]
-    list_select_related = ["tournament", "variant"]
+    list_select_related = ["tournament", "ladder__variant", "variant"]
     readonly_fields = [
         "created_at",
         "updated_at",
@@ -306,7 +351,7 @@ class MatchAdmin(admin.ModelAdmin):
         "rating_sequence",
         "duration",
     ]
-    raw_id_fields = ["tournament"]
+    raw_id_fields = ["tournament", "ladder"]
     inlines = [SeatInline]
     actions = ["retry_failed_matches"]
 
@@ -424,7 +469,7 @@ class RatingRecomputeAdmin(ReadOnlyAdmin):
         return super().add_view(request, form_url, extra_context)
 
     def _request(self, request: HttpRequest) -> HttpResponse:
-        job = ratings_request_recompute(requested_by=request.user)
+        job = ratings_request_recompute(requested_by=request.user).job
         self.message_user(request, f"Recompute {job.pk} is {job.status}.")
         url = reverse("admin:tournaments_ratingrecompute_change", args=[job.pk])
         return HttpResponseRedirect(url)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from django.conf import settings
 
 from arena.limits import Limits
@@ -27,8 +29,24 @@ def bot_network_policy() -> NetworkPolicy:
 
 
 def check_endpoint_url(url: str) -> str:
-    """Vet a bot endpoint URL and every address it resolves to; return it stripped."""
-    return check_url(url, bot_network_policy())
+    """Vet a bot endpoint URL and every address it resolves to; return it stripped.
+
+    A refusal that only loopback is to blame for says which setting allows it.
+    """
+    policy = bot_network_policy()
+    try:
+        return check_url(url, policy)
+    except EndpointRefused as refused:
+        if policy.allow_loopback:
+            raise
+        try:
+            check_url(url, replace(policy, allow_loopback=True))
+        except EndpointRefused:
+            raise refused from None
+        raise EndpointRefused(
+            f"{refused}; this server refuses loopback endpoints unless BOT_ALLOW_LOOPBACK=1 is "
+            "set (./run and ./run serve set it on embedded defaults, to try a bot locally)"
+        ) from None
 
 
 def bot_limits(time_limit_ms: int | None = None) -> Limits:

@@ -1,7 +1,8 @@
 """TrueSkill for Oh Hell tables: parameters per variant and one free-for-all update.
 
-Pure functions over plain numbers (no Django), so the service, the recompute and the
-benchmarks share one definition. Each seat is its own team; a shared rank is a draw.
+Pure functions over plain numbers, so the service, the recompute and the benchmarks share
+one definition; the conservative rating and the provisional rule are defined here once for
+the models, selectors, matchmaking and pages. Each seat is its own team; a shared rank is a draw.
 """
 
 from __future__ import annotations
@@ -10,9 +11,12 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 import trueskill
+
+if TYPE_CHECKING:
+    from django.db.models.expressions import Combinable
 
 DEFAULT_MU = 25.0
 DEFAULT_SIGMA = 25.0 / 3
@@ -253,9 +257,47 @@ class _Differences:
         return delta
 
 
-def conservative(mu: float, sigma: float) -> float:
-    """The leaderboard's rating: mu - 3 sigma, a lower bound the bot very likely exceeds."""
-    return mu - 3 * sigma
+def new_version_sigma(sigma: float, floor: float) -> float:
+    """A bot's sigma once it is marked as a new version: raised to ``floor`` if below it."""
+    return max(sigma, floor)
+
+
+# How many standard deviations below mu the leaderboard ranks a bot.
+CONSERVATIVE_SIGMAS = 3
+
+
+@overload
+def conservative(mu: float, sigma: float) -> float: ...
+@overload
+def conservative(mu: Combinable, sigma: Combinable) -> Combinable: ...
+def conservative(mu: Any, sigma: Any) -> Any:
+    """The leaderboard's rating: mu - 3 sigma, a lower bound the bot very likely exceeds.
+
+    Works on numbers and on query expressions alike (``conservative(F("mu"), F("sigma"))``
+    is the column the database stores and sorts on).
+    """
+    return mu - margin(sigma)
+
+
+@overload
+def margin(sigma: float) -> float: ...
+@overload
+def margin(sigma: Combinable) -> Combinable: ...
+def margin(sigma: Any) -> Any:
+    """Half the width of the range the bot's true skill very likely lies in: 3 sigma."""
+    return CONSERVATIVE_SIGMAS * sigma
+
+
+def provisional_matches() -> int:
+    """How many rated units (a match, or a whole duplicate group) settle a rating."""
+    from django.conf import settings
+
+    return int(settings.RATING_PROVISIONAL_MATCHES)
+
+
+def is_provisional(matches: int) -> bool:
+    """A rating is provisional until the bot has ``provisional_matches()`` rated units."""
+    return matches < provisional_matches()
 
 
 def quality(params: RatingParams, players: Sequence[tuple[float, float]]) -> float:

@@ -17,6 +17,20 @@ def run_match(match_id: int) -> str:
     return matches.match_run(match_id=match_id)
 
 
+@shared_task(name="tournaments.run_ladder_match", ignore_result=True)
+def run_ladder_match(match_id: int) -> str:
+    """Claim, play and record one ladder match (on the ladder queue)."""
+    return matches.match_run(match_id=match_id)
+
+
+@shared_task(name="tournaments.top_up_ladders", ignore_result=True)
+def top_up_ladders() -> int:
+    """Queue new ladder tables up to each running ladder's number in flight."""
+    from tournaments.services.ladders import ladders_top_up
+
+    return ladders_top_up()
+
+
 @shared_task(name="tournaments.sweep_matches", ignore_result=True)
 def sweep_matches() -> dict[str, int]:
     """Give back matches whose worker died and re-send matches the broker lost."""
@@ -55,6 +69,14 @@ def recompute_ratings(recompute_id: int) -> str:
     from tournaments.services.ratings import ratings_recompute_job
 
     return ratings_recompute_job(recompute_id=recompute_id)
+
+
+@shared_task(name="tournaments.sweep_recomputes", ignore_result=True)
+def sweep_recomputes() -> dict[str, int]:
+    """Queue again (or fail) recomputes whose worker stopped beating."""
+    from tournaments.services.ratings import recomputes_sweep_stale
+
+    return recomputes_sweep_stale()
 
 
 @shared_task(name="tournaments.verify_bot", ignore_result=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from engine.errors import InvalidPlayerError
 from engine.players.base import Player, RandomPlayer
 from engine.players.heuristic import HeuristicPlayer
 from engine.players.search import SearchPlayer
@@ -27,15 +28,17 @@ PLAYER_NOTES: dict[str, str] = {
 
 
 def make_player(name: str, seed: int = 0, **options: Any) -> Player:
-    """Build a reference player by name; unknown names or options raise ValueError."""
+    """Build a reference player by name; unknown names or options raise InvalidPlayerError."""
     try:
         factory = PLAYERS[name]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown player {name!r}; choose one of {', '.join(PLAYERS)}") from None
+        raise InvalidPlayerError(
+            f"unknown player {name!r}; choose one of {', '.join(PLAYERS)}"
+        ) from None
     try:
         return factory(seed, **options)
     except TypeError as exc:
-        raise ValueError(f"bad options for player {name!r}: {exc}") from None
+        raise InvalidPlayerError(f"bad options for player {name!r}: {exc}") from None
 
 
 __all__ = [

@@ -6,6 +6,7 @@ import random
 from typing import Any
 
 from engine.cards import CARD_INDEX, CARD_NAMES, mask_of
+from engine.errors import InvalidPlayerError
 from engine.players.policy import choose_bid, choose_card, estimate_tricks
 from engine.players.view import read_view
 
@@ -20,7 +21,7 @@ class HeuristicPlayer:
 
     def __init__(self, seed: int = 0, noise: float = 0.0) -> None:
         if not isinstance(noise, int | float) or not 0.0 <= noise <= 1.0:
-            raise ValueError(f"noise must be a number from 0 to 1, not {noise!r}")
+            raise InvalidPlayerError(f"noise must be a number from 0 to 1, not {noise!r}")
         self.rng = random.Random(seed)
         self.noise = float(noise)
 

@@ -12,6 +12,7 @@ import time
 from typing import Any
 
 from engine.cards import CARD_INDEX
+from engine.errors import InvalidPlayerError
 from engine.players.heuristic import estimate_from_obs
 from engine.players.policy import choose_bid, estimate_tricks
 from engine.players.sim import rollout, sample_hands
@@ -42,9 +43,9 @@ class SearchPlayer:
         rivalry: float = 0.0,
     ) -> None:
         if type(samples) is not int or samples < 1:
-            raise ValueError(f"samples must be a positive integer, not {samples!r}")
+            raise InvalidPlayerError(f"samples must be a positive integer, not {samples!r}")
         if max_ms is not None and (not isinstance(max_ms, int | float) or max_ms <= 0):
-            raise ValueError(f"max_ms must be a positive number, not {max_ms!r}")
+            raise InvalidPlayerError(f"max_ms must be a positive number, not {max_ms!r}")
         self.rng = random.Random(seed)
         self.samples = samples
         self.max_ms = max_ms

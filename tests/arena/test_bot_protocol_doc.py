@@ -12,6 +12,7 @@ import pytest
 
 from arena.protocol import MESSAGE_TYPES, parse_bid, parse_card
 from arena.schemagen import SCHEMA_DIR
+from arena.signing import REQUEST_ID_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, sign_headers
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "bot-protocol.md"
 EXAMPLE = re.compile(r"<!-- example: ([a-z]+\.(?:request|response)) -->\n```json\n(.*?)\n```", re.S)
@@ -46,3 +47,48 @@ def test_the_example_answers_are_legal_for_the_example_requests() -> None:
 def test_every_schema_the_page_links_exists() -> None:
     for target in re.findall(r"\(\.\./(arena/[^)#]+)", DOC.read_text()):
         assert (DOC.parent.parent / target).exists(), target
+
+
+def _documented_verifier() -> dict[str, Any]:
+    match = re.search(r"<!-- verifier -->\n```python\n(.*?)\n```", DOC.read_text(), re.S)
+    assert match, "the page shows the verifier"
+    namespace: dict[str, Any] = {}
+    exec(compile(match.group(1), str(DOC), "exec"), namespace)
+    return namespace
+
+
+@pytest.mark.parametrize(
+    ("timestamp", "request_id", "signature"),
+    [
+        ("\xb2", "0" * 32, "sha256=00"),  # passes str.isdigit(), fails int()
+        ("\u0661\u0667\u0663", "0" * 32, "sha256=00"),
+        ("9" * 400, "0" * 32, "sha256=00"),
+        ("+1735689600", "0" * 32, "sha256=00"),
+        ("1735689600", "\xb2" * 32, "sha256=00"),
+        ("1735689600", "0" * 32, "sha256=\xe9"),
+        (None, None, None),
+    ],
+)
+def test_the_documented_verifier_refuses_hostile_headers_without_an_error(
+    timestamp: str | None, request_id: str | None, signature: str | None
+) -> None:
+    signature_ok = _documented_verifier()["signature_ok"]
+
+    assert signature_ok("secret", b"{}", timestamp, request_id, signature) is False
+
+
+def test_the_documented_verifier_accepts_an_arena_request_once() -> None:
+    verifier = _documented_verifier()
+    body = b'{"protocol":"ohhell/1","type":"hello"}'
+    headers = sign_headers("secret", body)
+    seen = verifier["SeenRequests"]()
+    request_id = headers[REQUEST_ID_HEADER]
+
+    assert verifier["signature_ok"](
+        "secret", body, headers[TIMESTAMP_HEADER], request_id, headers[SIGNATURE_HEADER]
+    )
+    assert not verifier["signature_ok"](
+        "other", body, headers[TIMESTAMP_HEADER], request_id, headers[SIGNATURE_HEADER]
+    )
+    assert seen.first_time(request_id)
+    assert not seen.first_time(request_id)

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import http.client
+import importlib.util
 import os
 import re
 import statistics
 import subprocess
 import sys
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +20,7 @@ import pytest
 from arena.faults import BotHTTPStatusError
 from arena.limits import Limits
 from arena.netpolicy import NetworkPolicy
+from arena.signing import REQUEST_ID_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, sign_headers
 from arena.transport import BotClient, CallResult
 
 STARTER = Path(__file__).resolve().parents[2] / "examples" / "starter_bot.py"
@@ -107,3 +111,82 @@ def test_the_starter_bot_round_trip_has_no_nagle_delay(starter_bot: str) -> None
         f"max {max(latencies):.2f} ms (Nagle would add about 40 ms)"
     )
     assert all(r.data == {"card": "KD"} for r in results)
+
+
+def _load_starter() -> Any:
+    spec = importlib.util.spec_from_file_location("starter_bot_under_test", STARTER)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(
+    ("timestamp", "request_id", "signature"),
+    [
+        ("\xb2", "0" * 32, "sha256=00"),  # passes str.isdigit(), fails int()
+        ("\u0661\u0667\u0663", "0" * 32, "sha256=00"),  # Arabic-Indic digits
+        ("1" * 400, "0" * 32, "sha256=00"),
+        (" 1735689600", "0" * 32, "sha256=00"),
+        (None, "0" * 32, "sha256=00"),
+        ("1735689600", "\xb2" * 32, "sha256=00"),
+        ("1735689600", "0" * 32, "sha256=\xe9"),  # compare_digest refuses non-ASCII str
+        ("1735689600", "0" * 32, None),
+    ],
+)
+def test_the_starter_verifier_refuses_hostile_headers_without_an_error(
+    timestamp: str | None, request_id: str | None, signature: str | None
+) -> None:
+    starter = _load_starter()
+
+    assert starter.signature_ok(SECRET, b"{}", timestamp, request_id, signature) is False
+
+
+def test_the_starter_verifier_accepts_what_the_arena_signs() -> None:
+    starter = _load_starter()
+    headers = sign_headers(SECRET, b'{"type":"hello"}')
+
+    assert starter.signature_ok(
+        SECRET,
+        b'{"type":"hello"}',
+        headers[TIMESTAMP_HEADER],
+        headers[REQUEST_ID_HEADER],
+        headers[SIGNATURE_HEADER],
+    )
+
+
+def _post(url: str, body: bytes, headers: dict[str, str]) -> int:
+    parts = urllib.parse.urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=30)
+    try:
+        conn.request("POST", "/", body=body, headers=headers)
+        return conn.getresponse().status
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {TIMESTAMP_HEADER: "\xb2"},
+        {REQUEST_ID_HEADER: "\xb2" * 32},
+        {SIGNATURE_HEADER: "sha256=\xe9"},
+        {"Content-Length": "\xb2"},
+    ],
+)
+def test_the_starter_bot_answers_a_hostile_header_with_a_4xx_and_keeps_serving(
+    starter_bot: str, bad: dict[str, str]
+) -> None:
+    body = b'{"protocol":"ohhell/1","type":"hello"}'
+    headers = {**sign_headers(SECRET, body), "Content-Type": "application/json", **bad}
+
+    assert 400 <= _post(starter_bot, body, headers) < 500
+    assert calls(starter_bot, [BID])[0].data == {"bid": 2}
+
+
+def test_the_starter_bot_refuses_a_replayed_request(starter_bot: str) -> None:
+    body = b'{"protocol":"ohhell/1","type":"hello"}'
+    headers = {**sign_headers(SECRET, body), "Content-Type": "application/json"}
+
+    assert _post(starter_bot, body, headers) == 200
+    assert _post(starter_bot, body, headers) == 409

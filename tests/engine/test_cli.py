@@ -188,3 +188,10 @@ def test_the_console_script_runs_as_a_program():
     bad = subprocess.run([script, "rules", "nope"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2
     assert "unknown preset 'nope'" in bad.stderr
+
+
+def test_rules_accept_made_zero_given_as_a_number(capsys):
+    code, out, err = _run(capsys, "rules", "oh-hell", "--set", "made_zero=5")
+
+    assert code == 0, err
+    assert "unknown value" not in out + err

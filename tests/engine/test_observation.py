@@ -9,6 +9,7 @@ import re
 import pytest
 
 from engine import Game, preset
+from engine.errors import InvalidSeatError
 from tests.engine.support import play_random
 
 CARD = re.compile(r'"([2-9TJQKA][CDHS])"')
@@ -97,5 +98,5 @@ def test_oh_pshaw_announces_over_or_under_after_bidding() -> None:
 
 @pytest.mark.parametrize("seat", [-1, 4, "0", None, True])
 def test_observing_a_seat_that_does_not_exist_is_refused(seat: object) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(InvalidSeatError):
         Game(preset("oh-hell"), 4, seed=1).observation(seat)  # type: ignore[arg-type]

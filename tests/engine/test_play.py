@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable
 
@@ -15,9 +16,11 @@ from engine import (
     GameOverError,
     HookViolationError,
     IllegalActionError,
+    InvalidSeedError,
     MustTrumpError,
     NotACardError,
     OutOfTurnError,
+    Phase,
     WrongPhaseError,
     preset,
 )
@@ -318,3 +321,35 @@ def test_apply_takes_a_bid_while_bidding_and_a_card_while_playing() -> None:
     assert isinstance(card, str)
     game.apply(card)
     assert game.trick == [card]
+
+
+@pytest.mark.parametrize("call", ["apply", "play"])
+def test_a_card_during_bidding_is_the_wrong_phase(call: str) -> None:
+    game = Game(preset("oh-hell"), 4, seed=1)
+    card = game.observation(game.acting_seat)["hand"][0]
+
+    with pytest.raises(WrongPhaseError):
+        getattr(game, call)(card)
+
+
+def test_a_bid_during_play_is_the_wrong_phase() -> None:
+    game = Game(preset("oh-hell", max_cards=1, order="down"), 3, seed=1)
+    while game.phase is Phase.BID:
+        game.bid(game.legal_bids()[0])
+
+    with pytest.raises(WrongPhaseError):
+        game.bid(0)
+
+
+@pytest.mark.parametrize("seed", [-1, 2**63, 1.5, "7", None, True])
+def test_a_bad_seed_is_an_engine_error(seed: object) -> None:
+    with pytest.raises(InvalidSeedError):
+        Game(preset("oh-hell"), 4, seed)  # type: ignore[arg-type]
+
+
+def test_phases_are_an_enum_that_reads_as_its_name() -> None:
+    game = Game(preset("oh-hell"), 4, seed=1)
+
+    assert game.phase is Phase.BID
+    assert game.phase == "bid"
+    assert json.dumps(game.observation(0)["phase"]) == '"bid"'

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 
 from engine import OPTIONS, PRESETS, Game, InvalidVariantError, Variant, preset
+from engine.variant import CHOICES, Bidding, MadeZero
 from tests.engine.strategies import variants
 
 SCHEMA_KEYS = {
@@ -269,3 +270,21 @@ def test_every_variant_describes_itself_in_plain_words() -> None:
         lines = variant.describe()
         assert lines
         assert all(isinstance(line, str) and line for line in lines)
+
+
+@pytest.mark.parametrize(("given", "kept"), [(10, "10"), (5, "5"), ("5", "5"), ("10", "10")])
+def test_made_zero_may_be_given_as_the_number_it_names(given: object, kept: str) -> None:
+    variant = Variant.from_dict({"made_zero": given})
+
+    assert variant.made_zero is MadeZero(kept)
+    assert Variant.from_dict(variant.to_dict()) == variant
+    assert json.loads(json.dumps(variant.to_dict()))["made_zero"] == kept
+
+
+def test_every_option_with_a_closed_set_of_values_is_an_enum() -> None:
+    variant = preset("oh-hell", bidding="closed", hook=False)
+
+    for option, choices in CHOICES.items():
+        assert isinstance(getattr(variant, option), choices), option
+        assert OPTIONS[option]["values"] == tuple(member.value for member in choices)
+    assert variant.bidding is Bidding.CLOSED

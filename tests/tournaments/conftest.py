@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -192,44 +192,51 @@ def queue() -> Iterator[str]:
     celery_app.conf.task_default_queue = before
 
 
-@pytest.fixture
-def start_worker(queue: str) -> Iterator[Callable[..., subprocess.Popen]]:
-    """Start Celery workers on the test database and queue; stop them all afterwards."""
-    workers: list[subprocess.Popen] = []
+def _worker_env(queue: str, extra: dict[str, str] | None) -> dict[str, str]:
+    return {
+        **os.environ,
+        "DATABASE_URL": database_url(),
+        "REDIS_URL": settings.REDIS_URL,
+        "CELERY_QUEUE": queue,
+        "BOT_ALLOW_LOOPBACK": "1",
+        "DB_CONN_MAX_AGE": "0",
+        **(extra or {}),
+    }
 
-    def start(name: str, concurrency: int = 2) -> subprocess.Popen:
-        env = {
-            **os.environ,
-            "DATABASE_URL": database_url(),
-            "REDIS_URL": settings.REDIS_URL,
-            "CELERY_QUEUE": queue,
-            "BOT_ALLOW_LOOPBACK": "1",
-            "DB_CONN_MAX_AGE": "0",
-        }
-        command = [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "-Q",
-            queue,
-            "-n",
-            f"{name}-{queue}@%h",
-            "-c",
-            str(concurrency),
-            "--loglevel",
-            "WARNING",
-            "--without-gossip",
-            "--without-mingle",
-        ]
-        worker = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
-        workers.append(worker)
-        return worker
+
+@pytest.fixture
+def start_worker(queue: str, tmp_path: Path) -> Iterator[Callable[..., subprocess.Popen]]:
+    """Start Celery workers (and beat) on the test database and queues; stop them afterwards.
+
+    A worker consumes all of the test's queues, as one started without -Q does, unless
+    ``queues`` names some: "" for control tasks, ".matches", ".ladder".
+    """
+    processes: list[subprocess.Popen] = []
+
+    def start(
+        name: str,
+        concurrency: int = 2,
+        *,
+        queues: Sequence[str] | None = None,
+        env: dict[str, str] | None = None,
+        beat: bool = False,
+    ) -> subprocess.Popen:
+        command = [sys.executable, "-m", "celery", "-A", "config"]
+        if beat:
+            command += ["beat", "-s", str(tmp_path / f"beat-{name}"), "--loglevel", "WARNING"]
+        else:
+            command += ["worker", "-n", f"{name}-{queue}@%h", "-c", str(concurrency)]
+            command += ["--loglevel", "WARNING", "--without-gossip", "--without-mingle"]
+            if queues is not None:
+                command += ["-Q", ",".join(f"{queue}{suffix}" for suffix in queues)]
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=_worker_env(queue, env), start_new_session=True
+        )
+        processes.append(process)
+        return process
 
     yield start
-    for worker in workers:
-        if worker.poll() is None:
-            os.killpg(worker.pid, signal.SIGKILL)
-        worker.wait(timeout=30)
+    for process in processes:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)

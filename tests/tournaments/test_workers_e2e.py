@@ -135,10 +135,11 @@ def test_two_workers_finishing_many_matches_give_the_ratings_of_a_sequential_rep
     )
     assert replayed == live
 
-    # A redelivered task changes nothing.
-    run_match.delay(ids[0])
-    rate_finished_matches.delay()
-    time.sleep(3)
+    # A redelivered task changes nothing: wait for the workers to report each one done.
+    replayed_match = run_match.apply_async((ids[0],), ignore_result=False)
+    assert replayed_match.get(timeout=120) == "not-claimable"
+    rated_again = rate_finished_matches.apply_async(ignore_result=False)
+    assert rated_again.get(timeout=120) == 0
     assert Replay.objects.filter(match_id__in=ids).count() == 16
     assert RatingHistory.objects.filter(match_id__in=ids).count() == 64
     after = list(Rating.objects.order_by("bot_id").values_list("bot_id", "mu", "sigma", "matches"))

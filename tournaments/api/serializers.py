@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -28,11 +27,6 @@ class SignUpInput(serializers.Serializer):
     username = StrictCharField(max_length=150)
     password = StrictCharField(max_length=128, write_only=True, trim_whitespace=False)
     email = serializers.EmailField(required=False, allow_blank=True, max_length=254)
-
-    def validate_username(self, value: str) -> str:
-        if not re.fullmatch(r"[\w.@+-]+", value):
-            raise serializers.ValidationError("Use letters, digits and @ . + - _ only.")
-        return value
 
 
 class TokenInput(serializers.Serializer):
@@ -68,6 +62,14 @@ class BotInput(serializers.Serializer):
     )
 
 
+class BotNewVersionInput(serializers.Serializer):
+    endpoint_url = StrictCharField(
+        max_length=MAX_URL_LENGTH,
+        required=False,
+        help_text="where the new version answers, when it moved (it is verified again)",
+    )
+
+
 class HealthCheckOutput(serializers.ModelSerializer):
     """A check: ``pending`` until a worker has called the bot (``ok`` is null until then)."""
 
@@ -79,7 +81,7 @@ class HealthCheckOutput(serializers.ModelSerializer):
             "id",
             "status",
             "at",
-                "ok",
+            "ok",
             "latency_ms",
             "error_kind",
             "error_message",
@@ -106,6 +108,7 @@ class BotOutput(serializers.ModelSerializer):
             "consecutive_failures",
             "ladder_opt_in",
             "accept_invitations",
+            "version",
             "created_at",
             "updated_at",
         ]

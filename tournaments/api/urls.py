@@ -7,6 +7,7 @@ from rest_framework.routers import DefaultRouter
 from tournaments.api.views_api import not_found
 from tournaments.api.views_auth import MeView, SignUpView, TokenView
 from tournaments.api.views_bots import BotViewSet
+from tournaments.api.views_ladders import LadderViewSet
 from tournaments.api.views_matches import MatchViewSet
 from tournaments.api.views_ratings import (
     BotRatingHistoryView,
@@ -45,6 +46,7 @@ router.register("bots", BotViewSet, basename="bot")
 router.register("variants", VariantViewSet, basename="variant")
 router.register("tournaments", TournamentViewSet, basename="tournament")
 router.register("matches", MatchViewSet, basename="match")
+router.register("ladders", LadderViewSet, basename="ladder")
 
 urlpatterns = [
     path("auth/signup/", SignUpView.as_view(), name="auth-signup"),
@@ -52,7 +54,11 @@ urlpatterns = [
     path("auth/me/", MeView.as_view(), name="auth-me"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
-    path("redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
+    path(
+        "redoc/",
+        SpectacularRedocView.as_view(url_name="schema", template_name="api/redoc.html"),
+        name="redoc",
+    ),
     path("leaderboard/", LeaderboardView.as_view(), name="leaderboard"),
     path("bots/<int:pk>/ratings/", BotRatingsView.as_view(), name="bot-ratings"),
     path(

@@ -16,6 +16,7 @@ from tournaments.api.filters import BotFilter
 from tournaments.api.permissions import IsOwnerOrReadOnly
 from tournaments.api.serializers import (
     BotInput,
+    BotNewVersionInput,
     BotOutput,
     BotWithSecretOutput,
     HealthCheckOutput,
@@ -24,6 +25,7 @@ from tournaments.models import Bot
 from tournaments.selectors.bots import bot_health_check, bot_health_checks, bot_list
 from tournaments.services.bots import (
     bot_delete,
+    bot_new_version,
     bot_register,
     bot_rotate_secret,
     bot_update,
@@ -88,6 +90,16 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         """Replace the signing secret (owner only); the answer carries the new one, once."""
         bot = self.get_object()
         return self._output(bot, secret=bot_rotate_secret(bot=bot))
+
+    @extend_schema(request=BotNewVersionInput, responses=BotOutput)
+    @action(detail=True, methods=["post"], url_path="new-version")
+    def new_version(self, request: Request, pk: str | None = None) -> Response:
+        """Mark a new version (owner only), optionally at a new endpoint: the ratings keep mu
+        and their sigma is raised to RATING_VERSION_SIGMA; past matches stay."""
+        bot = self.get_object()
+        data = BotNewVersionInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        return self._output(bot_new_version(bot=bot, **data.validated_data))
 
     @extend_schema(request=None, responses={202: HealthCheckOutput})
     @action(detail=True, methods=["post"])

@@ -11,6 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from tournaments.api.bodies import error_body
 from tournaments.api.serializers_competitions import (
     BotRatingOutput,
     BotRatingsQuery,
@@ -18,6 +19,7 @@ from tournaments.api.serializers_competitions import (
     LeaderboardRowOutput,
     RatingHistoryOutput,
     RatingHistoryQuery,
+    RecomputeConflictOutput,
     RecomputeOutput,
 )
 from tournaments.models import Bot, Rating, RatingHistory, RatingRecompute
@@ -116,12 +118,20 @@ class RecomputeView(APIView):
     permission_classes = [permissions.IsAdminUser]
     throttle_scope = "writes"
 
-    @extend_schema(request=None, responses={202: RecomputeOutput})
+    @extend_schema(request=None, responses={202: RecomputeOutput, 409: RecomputeConflictOutput})
     def post(self, request: Request) -> Response:
-        """Queue a recompute; one already queued or running is answered instead."""
+        """Queue a recompute (202), or name the one already queued or running (409); at once."""
         request.data  # noqa: B018 - parsing refuses a malformed body rather than ignore it
-        job = ratings_request_recompute(requested_by=request.user)
-        return Response(recompute_state(job=job), status=status.HTTP_202_ACCEPTED)
+        job, created = ratings_request_recompute(requested_by=request.user)
+        state = RecomputeOutput(recompute_state(job=job)).data
+        if created:
+            return Response(state, status=status.HTTP_202_ACCEPTED)
+        message = (
+            f"recompute {job.pk} is already {job.status}; follow it at /api/ratings/recompute/"
+            f"{job.pk}/"
+        )
+        body = error_body("conflict", message, {"recompute": state})
+        return Response(body, status=status.HTTP_409_CONFLICT)
 
 
 class RecomputeDetailView(APIView):

@@ -6,6 +6,7 @@ from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
 from tournaments.models import RatingHistory
+from tournaments.rating_math import conservative
 
 
 def rating_chart(
@@ -18,7 +19,7 @@ def rating_chart(
     for row in sorted(rows, key=lambda r: r.sequence):
         series = points.get(key(row))
         if series is not None:
-            series[int(row.at.timestamp())] = round(row.mu_after - 3 * row.sigma_after, 2)
+            series[int(row.at.timestamp())] = round(conservative(row.mu_after, row.sigma_after), 2)
     times = sorted({t for series in points.values() for t in series})
     return {
         "x": times,

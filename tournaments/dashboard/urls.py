@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from tournaments.dashboard import views
+from tournaments.dashboard import authors, views
 
 app_name = "dashboard"
 
@@ -20,4 +20,15 @@ urlpatterns = [
     ),
     path("matches/<int:match_id>/", views.match_page, name="match"),
     path("variants/", views.variants_page, name="variants"),
+    # Bot authors: accounts, their bots, and how to write one.
+    path("signup/", authors.sign_up, name="signup"),
+    path("signin/", authors.sign_in, name="signin"),
+    path("signout/", authors.sign_out, name="signout"),
+    path("my/bots/", authors.my_bots, name="my-bots"),
+    path("my/bots/<int:bot_id>/", authors.my_bot, name="my-bot"),
+    path("my/bots/<int:bot_id>/rotate-secret/", authors.my_bot_rotate, name="my-bot-rotate"),
+    path("my/bots/<int:bot_id>/ladder/", authors.my_bot_ladder, name="my-bot-ladder"),
+    path("write-a-bot/", authors.write_bot, name="write-bot"),
+    path("write-a-bot/starter_bot.py", authors.starter_bot, name="starter-bot"),
+    path("write-a-bot/schemas/<str:name>", authors.protocol_schema, name="protocol-schema"),
 ]

@@ -13,9 +13,10 @@ from django.views.decorators.http import require_safe
 from engine import PRESET_NOTES
 from tournaments.dashboard.charts import rating_chart
 from tournaments.models import Match, MatchStatus, Replay, Tournament, TournamentStatus, Variant
+from tournaments.rating_math import is_provisional, margin
 from tournaments.selectors import dashboard as reads
 from tournaments.selectors.bots import bot_health_checks
-from tournaments.selectors.ratings import bot_ratings, is_provisional, leaderboard
+from tournaments.selectors.ratings import bot_ratings, leaderboard
 from tournaments.selectors.tournaments import (
     tournament_list,
     tournament_progress,
@@ -94,8 +95,8 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
         raise Http404(f"No bot {bot_id}.")
     ratings = list(bot_ratings(bot_id=bot.pk))
     for rating in ratings:
-        rating.provisional = is_provisional(rating)
-        rating.three_sigma = 3 * rating.sigma
+        rating.provisional = is_provisional(rating.matches)
+        rating.three_sigma = margin(rating.sigma)
     rows = reads.rating_series(variant=None, bot_ids=[bot.pk])
     chart = rating_chart(
         rows, lambda r: r.variant_id, {r.variant_id: r.variant.name for r in ratings}
@@ -153,6 +154,7 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
         "standings": standings["standings"],
         "winners": set(standings["winners"]) if standings["final"] else set(),
         "tie_for_first": standings["tie_for_first"],
+        "ranking_rule": standings["ranking_rule"],
         "page": page,
         "now": timezone.now(),
         "api_url": f"/api/tournaments/{tournament.pk}/",

@@ -8,6 +8,7 @@ from tournaments.models.bots import (
     Bot,
     BotHealthCheck,
     BotStatus,
+    BotVersion,
     DisabledCause,
     HealthCheckStatus,
 )
@@ -18,6 +19,7 @@ from tournaments.models.competitions import (
     TournamentStatus,
 )
 from tournaments.models.faults import FaultKind
+from tournaments.models.ladders import Ladder, LadderStatus
 from tournaments.models.matches import Match, MatchSeat, MatchStatus, Replay, SeatFault
 from tournaments.models.ratings import Rating, RatingHistory, RatingRecompute, RecomputeStatus
 from tournaments.models.users import ORGANISERS_GROUP, is_organiser
@@ -28,9 +30,12 @@ __all__ = [
     "Bot",
     "BotHealthCheck",
     "BotStatus",
+    "BotVersion",
     "DisabledCause",
     "FaultKind",
     "HealthCheckStatus",
+    "Ladder",
+    "LadderStatus",
     "Match",
     "MatchSeat",
     "MatchStatus",

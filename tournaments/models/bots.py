@@ -6,6 +6,7 @@ from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models.functions import Lower
+from django.utils import timezone
 
 from tournaments.models.faults import FaultKind
 
@@ -49,6 +50,8 @@ class Bot(models.Model):
     ladder_opt_in = models.BooleanField(default=False)
     # The owner's consent to be entered in tournaments organised by other users.
     accept_invitations = models.BooleanField(default=False)
+    # Raised by bot_new_version: the bot keeps its name, matches and mu; sigma goes up.
+    version = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -67,6 +70,7 @@ class Bot(models.Model):
                 name="bot_disabled_has_cause",
             ),
             models.CheckConstraint(condition=~models.Q(secret=""), name="bot_secret_not_empty"),
+            models.CheckConstraint(condition=models.Q(version__gte=1), name="bot_version_positive"),
         ]
         indexes = [
             # The list is paged in name order: an index lets PostgreSQL read one page, not sort all.
@@ -91,6 +95,41 @@ class HealthCheckStatus(models.TextChoices):
     PENDING = "pending", "pending"
     OK = "ok", "passed"
     FAILED = "failed", "failed"
+
+
+class BotVersion(models.Model):
+    """A new version of a bot, marked by its owner: its ratings keep mu with sigma raised.
+
+    Applied by the rating writer in time order with the matches (``rating_sequence`` shares
+    their numbering), so a recompute raises sigma at exactly the same point.
+    """
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
+    version = models.PositiveIntegerField()
+    # The floor sigma is raised to (RATING_VERSION_SIGMA when marked), kept for recomputes.
+    sigma_floor = models.FloatField()
+    created_at = models.DateTimeField(default=timezone.now)
+    rating_sequence = models.BigIntegerField(null=True, blank=True, unique=True)
+
+    class Meta:
+        ordering = ["bot", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["bot", "version"], name="botversion_unique_version"),
+            models.CheckConstraint(
+                condition=models.Q(version__gte=2, sigma_floor__gt=0),
+                name="botversion_after_first_floor_positive",
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["created_at", "id"],
+                condition=models.Q(rating_sequence__isnull=True),
+                name="botversion_unapplied_idx",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.bot} version {self.version}"
 
 
 class BotHealthCheck(models.Model):

@@ -26,6 +26,10 @@ class Match(models.Model):
     tournament = models.ForeignKey(
         "Tournament", on_delete=models.CASCADE, null=True, blank=True, related_name="matches"
     )
+    # Set for the matches of an always-on ladder (which have no tournament).
+    ladder = models.ForeignKey(
+        "Ladder", on_delete=models.PROTECT, null=True, blank=True, related_name="matches"
+    )
     variant = models.ForeignKey("Variant", on_delete=models.PROTECT, related_name="matches")
     round = models.PositiveIntegerField(default=0)
     duplicate_group = models.CharField(max_length=64, blank=True, db_index=True)
@@ -47,7 +51,10 @@ class Match(models.Model):
     rating_sequence = models.BigIntegerField(null=True, blank=True)
     # Set when the match was rated together with the other rotations of its duplicate group
     # (one TrueSkill update from the deal-by-deal comparison); a recompute does the same.
-    rating_group = models.CharField(max_length=80, blank=True)
+    # Each rated group has a name of its own ("tournament:group#first sequence", or
+    # "ladder-id:group#first sequence"), so rotations retried after the others were rated form
+    # a second update, in a recompute too.
+    rating_group = models.CharField(max_length=120, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -80,15 +87,26 @@ class Match(models.Model):
             models.UniqueConstraint(
                 fields=["rating_sequence"], name="match_rating_sequence_unique"
             ),
+            models.CheckConstraint(
+                condition=models.Q(tournament__isnull=True) | models.Q(ladder__isnull=True),
+                name="match_tournament_or_ladder",
+            ),
         ]
         indexes = [
             models.Index(fields=["status", "created_at"], name="match_queue_idx"),
             models.Index(fields=["tournament", "status"], name="match_tournament_status_idx"),
             models.Index(fields=["tournament", "round"], name="match_tournament_round_idx"),
+            models.Index(fields=["ladder", "status"], name="match_ladder_status_idx"),
             models.Index(
                 fields=["finished_at", "id"],
                 condition=models.Q(status=MatchStatus.FINISHED, rated=False),
                 name="match_unrated_idx",
+            ),
+            # A recompute loads each rated duplicate group by its name.
+            models.Index(
+                fields=["rating_group"],
+                condition=~models.Q(rating_group=""),
+                name="match_rating_group_idx",
             ),
         ]
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 from django.db import models
 from django.utils import timezone
 
-DEFAULT_MU = 25.0
-DEFAULT_SIGMA = 25.0 / 3
+from tournaments.rating_math import DEFAULT_MU, DEFAULT_SIGMA, conservative
 
 
 class Rating(models.Model):
@@ -18,7 +17,7 @@ class Rating(models.Model):
     sigma = models.FloatField(default=DEFAULT_SIGMA)
     # Stored by the database so the leaderboard can sort on an index.
     conservative = models.GeneratedField(
-        expression=models.F("mu") - 3 * models.F("sigma"),
+        expression=conservative(models.F("mu"), models.F("sigma")),
         output_field=models.FloatField(),
         db_persist=True,
     )
@@ -45,13 +44,21 @@ class RatingHistory(models.Model):
     bot = models.ForeignKey("Bot", on_delete=models.CASCADE, related_name="rating_history")
     variant = models.ForeignKey("Variant", on_delete=models.CASCADE, related_name="rating_history")
     # Rated matches are permanent: deleting one would make a recompute disagree.
-    match = models.ForeignKey("Match", on_delete=models.PROTECT, related_name="rating_updates")
+    # Empty on the rows that mark a new version of the bot (``version`` says which).
+    match = models.ForeignKey(
+        "Match", on_delete=models.PROTECT, null=True, blank=True, related_name="rating_updates"
+    )
+    version = models.PositiveIntegerField(
+        null=True, blank=True, help_text="the bot's new version, on a row that marks one"
+    )
     sequence = models.BigIntegerField(help_text="the match's rating_sequence, for ordering")
     mu_before = models.FloatField()
     sigma_before = models.FloatField()
     mu_after = models.FloatField()
     sigma_after = models.FloatField()
-    # When the match finished, so "rating on a date" follows play, not when a recompute ran.
+    # When the update counts: its match's (or duplicate group's last rotation's) end, or the
+    # previous update's time if later, so times never decrease along the sequence and the
+    # ratings on a date are a prefix of it; follows play, not when a recompute ran.
     at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -59,6 +66,10 @@ class RatingHistory(models.Model):
         verbose_name_plural = "rating history"
         constraints = [
             models.UniqueConstraint(fields=["match", "bot"], name="history_unique_bot_per_match"),
+            models.CheckConstraint(
+                condition=models.Q(match__isnull=True) ^ models.Q(version__isnull=True),
+                name="history_match_or_version",
+            ),
             models.CheckConstraint(
                 condition=models.Q(sigma_before__gt=0, sigma_after__gt=0),
                 name="history_sigma_positive",
@@ -69,9 +80,13 @@ class RatingHistory(models.Model):
             models.Index(fields=["variant", "at"], name="history_variant_at_idx"),
             # A bot's ratings on a date: an index-only scan of its updates up to then.
             models.Index(fields=["bot", "at", "variant", "sequence"], name="history_bot_at_idx"),
+            # The latest update, whose time the next one starts from.
+            models.Index(fields=["sequence"], name="history_sequence_idx"),
         ]
 
     def __str__(self) -> str:
+        if self.match_id is None:
+            return f"{self.bot} at version {self.version}"
         return f"{self.bot} after match {self.match_id}"
 
 
@@ -94,6 +109,11 @@ class RatingRecompute(models.Model):
     total = models.PositiveIntegerField(default=0)
     done = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
+    # The attempt running the job beats while it works, so a recompute whose worker died is
+    # noticed (recomputes_sweep_stale) and queued again rather than blocking every later one.
+    claimed_by = models.CharField(max_length=200, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

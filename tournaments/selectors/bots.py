@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import QuerySet
 
-from tournaments.models import Bot, BotHealthCheck
+from tournaments.models import Bot, BotHealthCheck, SeatFault
 
 LIST_FIELDS = (
     "id",
@@ -36,3 +37,16 @@ def bot_health_checks(*, bot: Bot, limit: int = 20) -> QuerySet[BotHealthCheck]:
 def bot_health_check(*, bot: Bot, check_id: int) -> BotHealthCheck | None:
     """One of the bot's health checks, or None."""
     return bot.health_checks.filter(pk=check_id).first()
+
+
+def bots_of_owner(*, owner: AbstractBaseUser | AnonymousUser) -> QuerySet[Bot]:
+    """The user's bots, by name, without their secrets."""
+    return Bot.objects.filter(owner_id=owner.pk).defer("secret").order_by("name")
+
+
+def bot_recent_faults(*, bot: Bot, limit: int = 20) -> list[SeatFault]:
+    """The bot's latest fault records, each with the match it happened in, newest match first."""
+    rows = SeatFault.objects.filter(seat__bot=bot).select_related(
+        "seat__match__variant", "seat__match__tournament"
+    )
+    return list(rows.order_by("-seat__match__created_at", "-seat__match_id", "kind")[:limit])

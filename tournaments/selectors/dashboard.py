@@ -6,7 +6,6 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from django.conf import settings
 from django.db.models import (
     Avg,
     Count,
@@ -34,6 +33,7 @@ from tournaments.models import (
     TournamentStatus,
     Variant,
 )
+from tournaments.rating_math import conservative, is_provisional, margin
 from tournaments.selectors.tournaments import tournament_list
 
 TREND_MATCHES = 10
@@ -108,7 +108,7 @@ class BoardLine:
     @property
     def three_sigma(self) -> float:
         """Half the width of the range the bot's true skill very likely lies in."""
-        return 3 * self.rating.sigma
+        return margin(self.rating.sigma)
 
     @property
     def exact_percent(self) -> float | None:
@@ -138,7 +138,7 @@ def leaderboard_page_lines(
             BoardLine(
                 place=first_place + i,
                 rating=rating,
-                provisional=rating.matches < settings.RATING_PROVISIONAL_MATCHES,
+                provisional=is_provisional(rating.matches),
                 exact_bid_rate=rates.get(rating.bot_id),
                 trend=None if past is None else rating.conservative - past,
             )
@@ -159,7 +159,7 @@ def _ratings_before_recent(*, variant: Variant, bot_ids: list[int]) -> dict[int,
     oldest: dict[int, tuple[int, float]] = {}
     for bot_id, back, mu, sigma in rows:
         if back >= oldest.get(bot_id, (0, 0.0))[0]:
-            oldest[bot_id] = (back, mu - 3 * sigma)
+            oldest[bot_id] = (back, conservative(mu, sigma))
     return {bot_id: value for bot_id, (_, value) in oldest.items()}
 
 

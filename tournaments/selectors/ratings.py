@@ -5,11 +5,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from django.conf import settings
 from django.core.cache import cache
 from django.db.models import Count, Max, QuerySet
 
 from tournaments.models import Rating, RatingHistory, RatingRecompute, RecomputeStatus, Variant
+from tournaments.rating_math import conservative, is_provisional, provisional_matches
 from tournaments.services.ratings import recompute_progress_key
 
 
@@ -17,13 +17,8 @@ def leaderboard(*, variant: Variant, include_provisional: bool = True) -> QueryS
     """Ratings of one variant by conservative rating (mu - 3 sigma), best first."""
     ratings = Rating.objects.filter(variant=variant).select_related("bot", "bot__owner")
     if not include_provisional:
-        ratings = ratings.filter(matches__gte=settings.RATING_PROVISIONAL_MATCHES)
+        ratings = ratings.filter(matches__gte=provisional_matches())
     return ratings.order_by("-conservative", "bot__name")
-
-
-def is_provisional(rating: Rating) -> bool:
-    """A rating is provisional until the bot has enough rated matches in the variant."""
-    return rating.matches < settings.RATING_PROVISIONAL_MATCHES
 
 
 def rating_history(
@@ -51,7 +46,7 @@ def bot_ratings_on(*, bot_id: int, when: datetime) -> list[dict[str, Any]]:
     latest = (
         RatingHistory.objects.filter(bot_id=bot_id, at__lte=when)
         .values("variant_id")
-        .annotate(last=Max("sequence"), n=Count("*"))
+        .annotate(last=Max("sequence"), n=Count("match"))
         .order_by()
     )
     counts = {row["last"]: row["n"] for row in latest}
@@ -64,9 +59,9 @@ def bot_ratings_on(*, bot_id: int, when: datetime) -> list[dict[str, Any]]:
                 "variant": row.variant.name,
                 "mu": row.mu_after,
                 "sigma": row.sigma_after,
-                "conservative": row.mu_after - 3 * row.sigma_after,
+                "conservative": conservative(row.mu_after, row.sigma_after),
                 "matches": counts[row.sequence],
-                "provisional": counts[row.sequence] < settings.RATING_PROVISIONAL_MATCHES,
+                "provisional": is_provisional(counts[row.sequence]),
                 "as_of": row.at,
                 "match": row.match_id,
             }
@@ -103,4 +98,6 @@ def recompute_state(*, job: RatingRecompute) -> dict[str, Any]:
         "created_at": job.created_at,
         "started_at": job.started_at,
         "finished_at": job.finished_at,
+        "attempts": job.attempts,
+        "heartbeat_at": job.heartbeat_at,
     }

@@ -17,7 +17,14 @@ from django.utils import timezone
 from arena.faults import ArenaError, BotFault
 from arena.transport import BotClient, hello_once
 from tournaments.errors import ApplicationError
-from tournaments.models import Bot, BotHealthCheck, BotStatus, DisabledCause, HealthCheckStatus
+from tournaments.models import (
+    Bot,
+    BotHealthCheck,
+    BotStatus,
+    BotVersion,
+    DisabledCause,
+    HealthCheckStatus,
+)
 from tournaments.models.bots import BOT_NAME_VALIDATOR
 from tournaments.netpolicy import (
     EndpointRefused,
@@ -115,6 +122,28 @@ def bot_update(*, bot: Bot, data: dict) -> Bot:
         _save(bot, update_fields=[*changed, "updated_at"])
         if "endpoint_url" in changed:
             bot_verify_soon(bot=bot)
+    return bot
+
+
+def bot_new_version(*, bot: Bot, endpoint_url: str | None = None) -> Bot:
+    """Mark a new version of the bot, optionally at a new endpoint (verified again then).
+
+    The bot keeps its name, its past matches and its ratings' mu; the rating writer raises
+    each rating's sigma to RATING_VERSION_SIGMA at this point of the rating sequence and marks
+    it in the history, so the new version is placed again quickly and a recompute agrees.
+    """
+    from tournaments.tasks import rate_finished_matches
+
+    with transaction.atomic():
+        bot = Bot.objects.select_for_update().get(pk=bot.pk)
+        if endpoint_url is not None:
+            bot = bot_update(bot=bot, data={"endpoint_url": endpoint_url})
+        bot.version += 1
+        bot.save(update_fields=["version", "updated_at"])
+        BotVersion.objects.create(
+            bot=bot, version=bot.version, sigma_floor=settings.RATING_VERSION_SIGMA
+        )
+        transaction.on_commit(rate_finished_matches.delay)
     return bot
 
 

@@ -1,10 +1,60 @@
-"""Always-on ladders: which bots play on them."""
+"""Always-on ladders: which bots play on them, switching ladders on, pausing, and top-ups.
+
+A ladder never finishes. ``ladders_top_up`` (run when a ladder match ends, and by Celery beat
+as a safety net for lost messages) keeps ``LADDER_MATCHES_IN_FLIGHT`` tables queued or playing
+on every running ladder, choosing them with the pure matchmaker in
+``tournaments/formats/matchmaking.py`` among the active, opted-in bots not already playing.
+"""
 
 from __future__ import annotations
 
-from django.db import transaction
+import random
+import secrets
+from collections import defaultdict
+from datetime import timedelta
 
-from tournaments.models import Bot
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count
+from django.utils import timezone
+
+from engine.errors import InvalidVariantError
+from tournaments.errors import ApplicationError
+from tournaments.formats import Fixture, rotations
+from tournaments.formats.matchmaking import Candidate, pick_tables
+from tournaments.models import (
+    Bot,
+    BotStatus,
+    Ladder,
+    LadderStatus,
+    Match,
+    MatchSeat,
+    MatchStatus,
+    Rating,
+    Variant,
+)
+from tournaments.models.competitions import new_seed
+from tournaments.rating_math import RatingParams, is_provisional
+from tournaments.services.matches import match_enqueue, matches_create
+
+DEFAULT_LADDER_VARIANT = "oh-hell"
+# Fair share is counted over the tables of the last day.
+SHARE_WINDOW = timedelta(days=1)
+OPEN = (MatchStatus.QUEUED, MatchStatus.RUNNING)
+
+
+def ladders_top_up_soon() -> None:
+    """Send a top-up to the ladder queue once the current transaction commits.
+
+    Not when tasks run in-process (eager, as in tests on SQLite): there a top-up would play
+    its matches at once, each finished match topping up again, without end. Ladders run on
+    real workers, topped up by beat and by their finished matches.
+    """
+    from tournaments.tasks import top_up_ladders
+
+    if top_up_ladders.app.conf.task_always_eager:
+        return
+    transaction.on_commit(top_up_ladders.delay)
 
 
 @transaction.atomic
@@ -12,11 +62,241 @@ def bot_set_ladder_opt_in(*, bot: Bot, enabled: bool) -> Bot:
     """Opt a bot into the ladders or out of them; only its active periods are scheduled.
 
     A bot that is pending verification or disabled keeps its choice and is left out of ladder
-    tables until it passes ``hello`` again.
+    tables until it passes ``hello`` again (the next top-up after that seats it).
     """
     if not isinstance(enabled, bool):
         raise TypeError("enabled must be a bool")
     if bot.ladder_opt_in != enabled:
         bot.ladder_opt_in = enabled
         bot.save(update_fields=["ladder_opt_in", "updated_at"])
+        if enabled:
+            ladders_top_up_soon()
     return bot
+
+
+def _check_table(variant: Variant, table_size: int) -> None:
+    try:
+        variant.to_engine().check_players(table_size)
+    except InvalidVariantError as exc:
+        raise ApplicationError(exc.reason, field="table_size") from None
+
+
+@transaction.atomic
+def ladder_create(
+    *,
+    variant: Variant,
+    table_size: int = 4,
+    time_limit_ms: int | None = None,
+    duplicate: bool = True,
+) -> Ladder:
+    """Switch a variant's ladder on; 409 when the variant already has one."""
+    _check_table(variant, table_size)
+    if Ladder.objects.filter(variant=variant).exists():
+        raise ApplicationError(
+            f"the variant {variant.name} already has a ladder",
+            code="conflict",
+            status=409,
+            field="variant",
+        )
+    ladder = Ladder(
+        variant=variant,
+        table_size=table_size,
+        time_limit_ms=time_limit_ms or settings.BOT_DEFAULT_TIME_LIMIT_MS,
+        duplicate=duplicate,
+    )
+    ladder.full_clean(exclude=["variant"])
+    ladder.save()
+    ladders_top_up_soon()
+    return ladder
+
+
+def ladder_ensure_default() -> Ladder | None:
+    """Make sure the oh-hell preset has its ladder (it runs by default); idempotent."""
+    variant = Variant.objects.filter(name=DEFAULT_LADDER_VARIANT).first()
+    if variant is None:
+        return None
+    ladder, _ = Ladder.objects.get_or_create(variant=variant)
+    return ladder
+
+
+def _move(ladder: Ladder, allowed: str, to: str) -> Ladder:
+    ladder = Ladder.objects.select_for_update().get(pk=ladder.pk)
+    if ladder.status != allowed:
+        raise ApplicationError(
+            f"a {ladder.status} ladder cannot become {to}", code="conflict", status=409
+        )
+    ladder.status = to
+    ladder.save(update_fields=["status", "updated_at"])
+    return ladder
+
+
+@transaction.atomic
+def ladder_pause(*, ladder: Ladder) -> Ladder:
+    """Stop the ladder: no new tables, queued matches wait; playing ones finish."""
+    return _move(ladder, LadderStatus.RUNNING, LadderStatus.PAUSED)
+
+
+@transaction.atomic
+def ladder_resume(*, ladder: Ladder) -> Ladder:
+    """Run a paused ladder again: its waiting matches are sent and it is topped up."""
+    ladder = _move(ladder, LadderStatus.PAUSED, LadderStatus.RUNNING)
+    for match in _sendable(ladder):
+        match_enqueue(match=match)
+    ladders_top_up_soon()
+    return ladder
+
+
+def _sendable(ladder: Ladder) -> list[Match]:
+    """Queued matches that may be claimed now: singles, and each group's earliest rotation."""
+    queued = Match.objects.filter(ladder=ladder, status=MatchStatus.QUEUED).order_by("pk")
+    busy_groups = set(
+        Match.objects.filter(ladder=ladder, status=MatchStatus.RUNNING)
+        .exclude(duplicate_group="")
+        .values_list("duplicate_group", flat=True)
+    )
+    sendable = []
+    for match in queued.only("pk", "ladder_id", "duplicate_group"):
+        if match.duplicate_group:
+            if match.duplicate_group in busy_groups:
+                continue
+            busy_groups.add(match.duplicate_group)
+        sendable.append(match)
+    return sendable
+
+
+def ladders_top_up() -> int:
+    """Top every running ladder up to its tables in flight; return how many matches were made.
+
+    One transaction holds every running ladder's row, so two top-ups never seat a bot twice.
+    """
+    made = 0
+    with transaction.atomic():
+        ladders = list(
+            Ladder.objects.select_for_update()
+            .filter(status=LadderStatus.RUNNING)
+            .select_related("variant")
+            .order_by("pk")
+        )
+        _drop_unplayable()
+        busy = _busy_bots()
+        for ladder in ladders:
+            made += _top_up(ladder, busy)
+    return made
+
+
+def _drop_unplayable() -> None:
+    """Cancel queued ladder tables that seat a bot no longer active or no longer opted in."""
+    gone = MatchSeat.objects.filter(
+        match__ladder__isnull=False, match__status=MatchStatus.QUEUED
+    ).exclude(bot__status=BotStatus.ACTIVE, bot__ladder_opt_in=True)
+    match_ids = set(gone.values_list("match_id", flat=True))
+    if not match_ids:
+        return
+    groups = set(
+        Match.objects.filter(pk__in=match_ids)
+        .exclude(duplicate_group="")
+        .values_list("ladder_id", "duplicate_group")
+    )
+    for ladder_id, group in groups:
+        match_ids.update(
+            Match.objects.filter(
+                ladder_id=ladder_id, duplicate_group=group, status=MatchStatus.QUEUED
+            ).values_list("pk", flat=True)
+        )
+    Match.objects.filter(pk__in=match_ids, status=MatchStatus.QUEUED).update(
+        status=MatchStatus.CANCELLED, updated_at=timezone.now()
+    )
+
+
+def _busy_bots() -> set[int]:
+    """Bots at an open ladder table, or playing any match right now."""
+    at_ladder = MatchSeat.objects.filter(match__ladder__isnull=False, match__status__in=OPEN)
+    playing = MatchSeat.objects.filter(match__status=MatchStatus.RUNNING)
+    return set(at_ladder.values_list("bot_id", flat=True)) | set(
+        playing.values_list("bot_id", flat=True)
+    )
+
+
+def _tables_in_flight(ladder: Ladder) -> int:
+    open_matches = Match.objects.filter(ladder=ladder, status__in=OPEN)
+    return len(
+        {group or f"#{pk}" for pk, group in open_matches.values_list("pk", "duplicate_group")}
+    )
+
+
+def _top_up(ladder: Ladder, busy: set[int]) -> int:
+    wanted = settings.LADDER_MATCHES_IN_FLIGHT - _tables_in_flight(ladder)
+    if wanted <= 0:
+        return 0
+    candidates = _candidates(ladder, busy)
+    rng = random.Random(secrets.randbits(64))
+    tables = pick_tables(candidates, ladder.table_size, wanted, rng)
+    fixtures = []
+    for seats in tables:
+        seed = new_seed()
+        if ladder.duplicate:
+            group = f"ladder-{ladder.pk}-{secrets.token_hex(8)}"
+            fixtures += [
+                Fixture(round=0, table=turn, seats=rotated, seed=seed, duplicate_group=group)
+                for turn, rotated in enumerate(rotations(seats))
+            ]
+        else:
+            fixtures.append(Fixture(round=0, table=0, seats=seats, seed=seed))
+        busy.update(seats)
+    matches_create(
+        fixtures=fixtures,
+        variant_id=ladder.variant_id,
+        time_limit_ms=ladder.time_limit_ms,
+        ladder=ladder,
+    )
+    return len(fixtures)
+
+
+def _candidates(ladder: Ladder, busy: set[int]) -> list[Candidate]:
+    """The active, opted-in, free bots with their ratings and last day's ladder tables."""
+    bot_ids = [
+        pk
+        for pk in Bot.objects.filter(status=BotStatus.ACTIVE, ladder_opt_in=True)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+        if pk not in busy
+    ]
+    if len(bot_ids) < ladder.table_size:
+        return []
+    ratings = {
+        r.bot_id: r
+        for r in Rating.objects.filter(variant_id=ladder.variant_id, bot_id__in=bot_ids).only(
+            "bot_id", "mu", "sigma", "matches"
+        )
+    }
+    since = timezone.now() - SHARE_WINDOW
+    recent_seats = (
+        MatchSeat.objects.filter(
+            bot_id__in=bot_ids, match__ladder=ladder, match__created_at__gte=since
+        )
+        .exclude(match__status=MatchStatus.CANCELLED)
+        .values("bot_id", "seat")
+        .annotate(n=Count("pk"))
+    )
+    seats: dict[int, list[int]] = defaultdict(lambda: [0] * ladder.table_size)
+    for row in recent_seats:
+        if row["seat"] < ladder.table_size:
+            seats[row["bot_id"]][row["seat"]] += row["n"]
+    start = RatingParams.from_dict(ladder.variant.rating_params)
+    candidates = []
+    for pk in bot_ids:
+        rating = ratings.get(pk)
+        mu, sigma = (rating.mu, rating.sigma) if rating else (start.mu, start.sigma)
+        matches = rating.matches if rating else 0
+        counts = tuple(seats[pk]) if pk in seats else ()
+        candidates.append(
+            Candidate(
+                id=pk,
+                mu=mu,
+                sigma=sigma,
+                provisional=is_provisional(matches),
+                recent=sum(counts),
+                seats=counts,
+            )
+        )
+    return candidates

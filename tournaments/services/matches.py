@@ -8,7 +8,6 @@ broker: the replay is stored in the database.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import socket
@@ -19,15 +18,26 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import close_old_connections, connection, transaction
-from django.db.models import F, Q
+from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
 from arena.match import MatchOutcome, play_match
 from arena.seats import HttpSeat
-from arena.transport import BotClient
+from arena.transport import worker_loop
 from engine.variant import Variant as EngineVariant
 from tournaments.errors import ApplicationError
-from tournaments.models import Match, MatchSeat, MatchStatus, Replay, SeatFault, TournamentStatus
+from tournaments.formats import Fixture
+from tournaments.models import (
+    Ladder,
+    LadderStatus,
+    Match,
+    MatchSeat,
+    MatchStatus,
+    Replay,
+    SeatFault,
+    Tournament,
+    TournamentStatus,
+)
 from tournaments.netpolicy import bot_limits, bot_network_policy
 
 log = logging.getLogger(__name__)
@@ -41,19 +51,35 @@ def claim_token() -> str:
 
 
 def match_enqueue(*, match: Match) -> None:
-    """Send the match to the workers once the current transaction commits."""
-    from tournaments.tasks import run_match
+    """Send the match to the workers once the current transaction commits.
+
+    Ladder matches go to the ladder queue, tournament matches to the matches queue
+    (config/settings.py routes the two tasks).
+    """
+    from tournaments.tasks import run_ladder_match, run_match
 
     match_id = match.pk
-    transaction.on_commit(lambda: run_match.delay(match_id))
+    task = run_ladder_match if match.ladder_id is not None else run_match
+    transaction.on_commit(lambda: task.delay(match_id))
 
 
 def match_claim(*, match_id: int, token: str) -> bool:
     """Claim a queued match for this attempt; False when it is not (or no longer) claimable."""
     now = timezone.now()
-    claimable = Match.objects.filter(
-        pk=match_id, status=MatchStatus.QUEUED, attempts__lt=F("max_attempts")
-    ).exclude(tournament__status__in=[TournamentStatus.PAUSED, TournamentStatus.CANCELLED])
+    # A ladder plays a duplicate group's rotations one after another, so its bots are never
+    # in two matches at once: a rotation waits while an earlier one is queued or running.
+    earlier_rotation = Match.objects.filter(
+        ladder_id=OuterRef("ladder_id"),
+        duplicate_group=OuterRef("duplicate_group"),
+        pk__lt=OuterRef("pk"),
+        status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING],
+    )
+    claimable = (
+        Match.objects.filter(pk=match_id, status=MatchStatus.QUEUED, attempts__lt=F("max_attempts"))
+        .exclude(tournament__status__in=[TournamentStatus.PAUSED, TournamentStatus.CANCELLED])
+        .exclude(ladder__status=LadderStatus.PAUSED)
+        .exclude(Q(ladder__isnull=False) & ~Q(duplicate_group="") & Exists(earlier_rotation))
+    )
     claimed = claimable.update(
         status=MatchStatus.RUNNING,
         claimed_by=token,
@@ -77,27 +103,30 @@ def match_heartbeat(*, match_id: int, token: str) -> bool:
 
 
 def match_play(*, match_id: int) -> MatchOutcome:
-    """Play a claimed match against its bots over HTTP and return the outcome (no writes)."""
+    """Play a claimed match against its bots over HTTP and return the outcome (no writes).
+
+    The match runs on this process's one event loop and keep-alive pool, beside any other
+    matches the process is playing from other threads.
+    """
     match = Match.objects.select_related("variant").get(pk=match_id)
     seats = list(match.seats.select_related("bot").order_by("seat"))
     variant = EngineVariant.from_dict(match.variant.options)
-    limits = bot_limits(match.time_limit_ms)
-    endpoints = [(s.bot.endpoint_url, s.bot.secret, s.bot.name) for s in seats]
-
-    async def run() -> MatchOutcome:
-        async with BotClient(limits=limits, policy=bot_network_policy()) as client:
-            http_seats = [
-                HttpSeat(client, url, secret, label=name) for url, secret, name in endpoints
-            ]
-            return await play_match(
-                variant=variant,
-                seed=match.seed,
-                seats=http_seats,
-                limits=limits,
-                match_id=str(match.pk),
-            )
-
-    return asyncio.run(run())
+    loop = worker_loop()
+    # The pool's own limits (grace, answer cap) are the deployment's; each call is told the
+    # match's time control.
+    client = loop.client(limits=bot_limits(), policy=bot_network_policy())
+    http_seats = [
+        HttpSeat(client, s.bot.endpoint_url, s.bot.secret, label=s.bot.name) for s in seats
+    ]
+    return loop.run(
+        play_match(
+            variant=variant,
+            seed=match.seed,
+            seats=http_seats,
+            limits=bot_limits(match.time_limit_ms),
+            match_id=str(match.pk),
+        )
+    )
 
 
 @transaction.atomic
@@ -139,7 +168,8 @@ def match_record_outcome(*, match_id: int, token: str, outcome: MatchOutcome) ->
 
 
 def _after_finish(match: Match) -> None:
-    """Hand the ended match to the ratings and its tournament once the record is committed."""
+    """Hand the ended match to the ratings and its tournament or ladder once committed."""
+    from tournaments.services.ladders import ladders_top_up_soon
     from tournaments.tasks import advance_tournament, rate_finished_matches
 
     if match.status == MatchStatus.FINISHED:
@@ -147,6 +177,27 @@ def _after_finish(match: Match) -> None:
     if match.tournament_id is not None:
         tournament_id = match.tournament_id
         transaction.on_commit(lambda: advance_tournament.delay(tournament_id))
+    if match.ladder_id is not None:
+        if match.duplicate_group:
+            _send_next_rotation(match)
+        ladders_top_up_soon()
+
+
+def _send_next_rotation(match: Match) -> None:
+    """Send the next queued rotation of a ladder's duplicate group, now that this one ended."""
+    following = (
+        Match.objects.filter(
+            ladder_id=match.ladder_id,
+            duplicate_group=match.duplicate_group,
+            status=MatchStatus.QUEUED,
+            pk__gt=match.pk,
+        )
+        .order_by("pk")
+        .only("pk", "ladder_id")
+        .first()
+    )
+    if following is not None:
+        match_enqueue(match=following)
 
 
 @transaction.atomic
@@ -196,15 +247,17 @@ def match_sweep_stuck(*, stale_after: timedelta | None = None) -> dict[str, int]
 def _resend_lost() -> int:
     """Re-send queued matches nobody took for a long time (a broker that lost its queue)."""
     cutoff = timezone.now() - timedelta(seconds=settings.MATCH_RESEND_SECONDS)
-    lost = Match.objects.filter(status=MatchStatus.QUEUED, updated_at__lt=cutoff).filter(
-        Q(tournament__isnull=True) | ~Q(tournament__status="paused")
+    lost = (
+        Match.objects.filter(status=MatchStatus.QUEUED, updated_at__lt=cutoff)
+        .filter(Q(tournament__isnull=True) | ~Q(tournament__status="paused"))
+        .filter(Q(ladder__isnull=True) | ~Q(ladder__status=LadderStatus.PAUSED))
     )
-    ids = list(lost.values_list("pk", flat=True)[:1000])
+    rows = list(lost.values_list("pk", "ladder_id")[:1000])
     with transaction.atomic():
-        Match.objects.filter(pk__in=ids).update(updated_at=timezone.now())
-        for match_id in ids:
-            match_enqueue(match=Match(pk=match_id))
-    return len(ids)
+        Match.objects.filter(pk__in=[pk for pk, _ in rows]).update(updated_at=timezone.now())
+        for match_id, ladder_id in rows:
+            match_enqueue(match=Match(pk=match_id, ladder_id=ladder_id))
+    return len(rows)
 
 
 class Heartbeat:
@@ -307,3 +360,44 @@ def match_create(
         )
         match_enqueue(match=match)
     return match
+
+
+def matches_create(
+    *,
+    fixtures: Sequence[Fixture],
+    variant_id: int,
+    time_limit_ms: int,
+    tournament: Tournament | None = None,
+    ladder: Ladder | None = None,
+) -> list[Match]:
+    """Create queued matches with their seats from fixtures, and send them to the workers.
+
+    Tournament formats and ladders both create their matches here. A ladder's duplicate group
+    is sent one rotation at a time: the first now, each next one when the previous ends.
+    """
+    matches = Match.objects.bulk_create(
+        Match(
+            tournament=tournament,
+            ladder=ladder,
+            variant_id=variant_id,
+            round=f.round,
+            seed=f.seed,
+            time_limit_ms=time_limit_ms,
+            duplicate_group=f.duplicate_group,
+            max_attempts=settings.MATCH_MAX_ATTEMPTS,
+        )
+        for f in fixtures
+    )
+    MatchSeat.objects.bulk_create(
+        MatchSeat(match=m, seat=i, bot_id=bot)
+        for m, f in zip(matches, fixtures, strict=True)
+        for i, bot in enumerate(f.seats)
+    )
+    sent_groups: set[str] = set()
+    for match in matches:
+        if ladder is not None and match.duplicate_group:
+            if match.duplicate_group in sent_groups:
+                continue
+            sent_groups.add(match.duplicate_group)
+        match_enqueue(match=match)
+    return matches

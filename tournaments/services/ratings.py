@@ -14,17 +14,23 @@ deals (bench/bench_ratings_quality.py). Their history rows hang on the group's f
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import math
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import NamedTuple
 
+from django.conf import settings
+from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.db import connection, transaction
-from django.db.models import Max
+from django.db.models import Exists, F, Max, Model, OuterRef, Q
 from django.utils import timezone
 
 from arena.match import rating_ranks
 from tournaments.formats import DuplicateResult, duplicate_differences
 from tournaments.models import (
+    BotVersion,
     Match,
     MatchSeat,
     MatchStatus,
@@ -35,9 +41,11 @@ from tournaments.models import (
     Replay,
     Variant,
 )
-from tournaments.rating_math import RatingParams, rate
+from tournaments.rating_math import RatingParams, new_version_sigma, rate
+from tournaments.services.matches import Heartbeat, claim_token
 
 RATING_LOCK_KEY = 7_042_017  # any constant shared by every process of this deployment
+RECOMPUTE_REQUEST_LOCK_KEY = 7_042_018
 CHUNK = 2000
 
 
@@ -48,11 +56,20 @@ def _lock() -> None:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [RATING_LOCK_KEY])
 
 
+@dataclass(slots=True)
+class _Value:
+    """A rating being updated in memory."""
+
+    mu: float
+    sigma: float
+    matches: int
+
+
 @dataclass
 class _State:
-    """Ratings being updated in memory: (bot, variant) -> [mu, sigma, matches]."""
+    """Ratings being updated in memory, by (bot, variant), and each variant's parameters."""
 
-    values: dict[tuple[int, int], list[float]]
+    values: dict[tuple[int, int], _Value]
     params: dict[int, RatingParams]
 
     def params_for(self, variant_id: int, raw: dict | None) -> RatingParams:
@@ -60,88 +77,153 @@ class _State:
             self.params[variant_id] = RatingParams.from_dict(raw)
         return self.params[variant_id]
 
-    def get(self, bot_id: int, variant_id: int, params: RatingParams) -> list[float]:
+    def get(self, bot_id: int, variant_id: int, params: RatingParams) -> _Value:
         key = (bot_id, variant_id)
         if key not in self.values:
-            self.values[key] = [params.mu, params.sigma, 0]
+            self.values[key] = _Value(params.mu, params.sigma, 0)
         return self.values[key]
 
 
-# (bot, variant, match, sequence, mu_before, sigma_before, mu_after, sigma_after, at)
-HistoryRow = tuple
-# (seat, bot, score, disqualified) of one seat of a match
-SeatRow = tuple[int, int, int | None, bool]
-HISTORY_COLUMNS = (
-    "bot_id",
-    "variant_id",
-    "match_id",
-    "sequence",
-    "mu_before",
-    "sigma_before",
-    "mu_after",
-    "sigma_after",
-    "at",
-)
+class HistoryRow(NamedTuple):
+    """One RatingHistory row, in the column order COPY writes."""
+
+    bot_id: int
+    variant_id: int
+    match_id: int | None
+    sequence: int
+    mu_before: float
+    sigma_before: float
+    mu_after: float
+    sigma_after: float
+    at: datetime
+    version: int | None = None  # set (and match_id None) on a row marking a new bot version
 
 
-def _rate_match(
-    state: _State,
-    params: RatingParams,
-    match: tuple[int, int, object],
-    seats: list[SeatRow],
-    sequence: int,
-) -> list[HistoryRow]:
-    """Update ``state`` with one match (id, variant, finished_at); return its history rows."""
-    match_id, variant_id, finished_at = match
+HISTORY_COLUMNS = HistoryRow._fields
+
+
+class SeatRow(NamedTuple):
+    """One seat of a played match."""
+
+    seat: int
+    bot_id: int
+    score: int | None
+    disqualified: bool
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One rating update: a single match, or the rotations of a duplicate group rated together.
+
+    ``members`` are match ids in rating order; ``finished_at`` is when the last of them ended;
+    ``group`` is the ``rating_group`` the members share ("" for a single match).
+    """
+
+    members: list[int]
+    variant_id: int
+    finished_at: datetime
+    group: str
+
+
+class Standing(NamedTuple):
+    """The bots of one update with the ranks TrueSkill takes (1 best)."""
+
+    bots: list[int]
+    ranks: list[int]
+
+
+def _match_standing(seats: list[SeatRow]) -> Standing:
     seats = sorted(seats)
-    ranks = rating_ranks([s[2] or 0 for s in seats], [s[3] for s in seats])
-    current = [state.get(s[1], variant_id, params) for s in seats]
-    after = rate(params, [(c[0], c[1]) for c in current], ranks)
-    rows = []
-    for seat, value, (mu, sigma) in zip(seats, current, after, strict=True):
-        rows.append(
-            (seat[1], variant_id, match_id, sequence, value[0], value[1], mu, sigma, finished_at)
-        )
-        value[0], value[1], value[2] = mu, sigma, value[2] + 1
-    return rows
+    ranks = rating_ranks([s.score or 0 for s in seats], [s.disqualified for s in seats])
+    return Standing([s.bot_id for s in seats], ranks)
 
 
-def _group_standing(
-    members: list[int], seats: dict[int, list[SeatRow]]
-) -> tuple[list[int], list[int], list[bool]]:
-    """Bots of a duplicate group, their duplicate scores and whether any rotation dropped them."""
+def _group_standing(members: list[int], seats: dict[int, list[SeatRow]]) -> Standing:
+    """A duplicate group ranked deal by deal; a bot that any rotation dropped ranks last."""
     replays = dict(Replay.objects.filter(match_id__in=members).values_list("match_id", "data"))
-    results, dropped = [], set()
+    results: list[DuplicateResult] = []
+    dropped: set[int] = set()
     for match_id in members:
         table = sorted(seats[match_id])
         deals = replays[match_id]["deals"]
         scores = [[d["scores"][s] for d in deals if d.get("scores")] for s in range(len(table))]
-        results.append(DuplicateResult("group", tuple(s[1] for s in table), scores))
-        dropped.update(s[1] for s in table if s[3])
+        results.append(DuplicateResult("group", tuple(s.bot_id for s in table), scores))
+        dropped.update(s.bot_id for s in table if s.disqualified)
     differences = duplicate_differences(results)
     bots = sorted(differences)
-    return bots, [round(differences[b], 6) for b in bots], [b in dropped for b in bots]
+    totals = [round(differences[b], 6) for b in bots]
+    # The ranking compares the totals only, so fractional differences rank like points.
+    ranks = rating_ranks(totals, [b in dropped for b in bots])  # type: ignore[arg-type]
+    return Standing(bots, ranks)
 
 
-def _rate_group(
+def _rate_unit(
     state: _State,
     params: RatingParams,
-    group: tuple[list[int], int, object],
+    unit: Unit,
     seats: dict[int, list[SeatRow]],
     sequence: int,
+    at: datetime,
 ) -> list[HistoryRow]:
-    """Update ``state`` with a whole duplicate group; the rows go on its first match."""
-    members, variant_id, finished_at = group
-    bots, totals, dropped = _group_standing(members, seats)
-    ranks = rating_ranks(totals, dropped)
-    current = [state.get(bot, variant_id, params) for bot in bots]
-    after = rate(params, [(c[0], c[1]) for c in current], ranks)
+    """Update ``state`` with one unit; return its history rows (on the unit's first match)."""
+    if unit.group:
+        standing = _group_standing(unit.members, seats)
+    else:
+        standing = _match_standing(seats[unit.members[0]])
+    current = [state.get(bot, unit.variant_id, params) for bot in standing.bots]
+    after = rate(params, [(c.mu, c.sigma) for c in current], standing.ranks)
     rows = []
-    for bot, value, (mu, sigma) in zip(bots, current, after, strict=True):
+    for bot, value, (mu, sigma) in zip(standing.bots, current, after, strict=True):
         rows.append(
-            (bot, variant_id, members[0], sequence, value[0], value[1], mu, sigma, finished_at)
+            HistoryRow(
+                bot_id=bot,
+                variant_id=unit.variant_id,
+                match_id=unit.members[0],
+                sequence=sequence,
+                mu_before=value.mu,
+                sigma_before=value.sigma,
+                mu_after=mu,
+                sigma_after=sigma,
+                at=at,
+            )
         )
-        value[0], value[1], value[2] = mu, sigma, value[2] + 1
+        value.mu, value.sigma, value.matches = mu, sigma, value.matches + 1
+    return rows
+
+
+def _effective_at(when: datetime, previous: datetime | None) -> datetime:
+    """When an update counts: its last match's end, but never before the update rated before it.
+
+    So history times never decrease along the sequence, and the ratings on a date are exactly
+    the updates up to some point of the sequence: never a group before its last rotation ended.
+    """
+    return when if previous is None else max(when, previous)
+
+
+def _rate_version(
+    state: _State, version: BotVersion, sequence: int, at: datetime
+) -> list[HistoryRow]:
+    """Raise the sigma of every rating the bot has (mu kept); one marking row per variant."""
+    rows = []
+    for (bot_id, variant_id), value in sorted(state.values.items()):
+        if bot_id != version.bot_id:
+            continue
+        sigma = new_version_sigma(value.sigma, version.sigma_floor)
+        rows.append(
+            HistoryRow(
+                bot_id=bot_id,
+                variant_id=variant_id,
+                match_id=None,
+                sequence=sequence,
+                mu_before=value.mu,
+                sigma_before=value.sigma,
+                mu_after=value.mu,
+                sigma_after=sigma,
+                at=at,
+                version=version.version,
+            )
+        )
+        value.sigma = sigma
     return rows
 
 
@@ -149,8 +231,7 @@ def _save_history(rows: list[HistoryRow]) -> None:
     """Insert history rows: COPY on PostgreSQL (no model objects), bulk_create elsewhere."""
     if connection.vendor != "postgresql":
         RatingHistory.objects.bulk_create(
-            [RatingHistory(**dict(zip(HISTORY_COLUMNS, row, strict=True))) for row in rows],
-            batch_size=CHUNK,
+            [RatingHistory(**row._asdict()) for row in rows], batch_size=CHUNK
         )
         return
     sql = f"COPY {RatingHistory._meta.db_table} ({', '.join(HISTORY_COLUMNS)}) FROM STDIN"
@@ -159,19 +240,20 @@ def _save_history(rows: list[HistoryRow]) -> None:
             copy.write_row(row)
 
 
-def _load_state(pairs: Iterable[tuple[int, int]]) -> _State:
+def _load_state(pairs: Iterable[tuple[int, int]], every_variant_of: set[int]) -> _State:
+    """The ratings of ``pairs`` (bot, variant), and of every variant of ``every_variant_of``."""
     state = _State(values={}, params={})
     pairs = set(pairs)
-    bot_ids = {b for b, _ in pairs}
+    bot_ids = {b for b, _ in pairs} | every_variant_of
     for r in Rating.objects.filter(bot_id__in=bot_ids).only(
         "bot", "variant", "mu", "sigma", "matches"
     ):
-        if (r.bot_id, r.variant_id) in pairs:
-            state.values[(r.bot_id, r.variant_id)] = [r.mu, r.sigma, r.matches]
+        if (r.bot_id, r.variant_id) in pairs or r.bot_id in every_variant_of:
+            state.values[(r.bot_id, r.variant_id)] = _Value(r.mu, r.sigma, r.matches)
     return state
 
 
-def _save_state(state: _State, *, replace: bool = False) -> None:
+def _save_state(state: _State) -> None:
     """Write the in-memory ratings back (insert new pairs, update existing ones)."""
     existing = {
         (r.bot_id, r.variant_id): r
@@ -179,20 +261,31 @@ def _save_state(state: _State, *, replace: bool = False) -> None:
     }
     now = timezone.now()
     new, changed = [], []
-    for (bot_id, variant_id), (mu, sigma, count) in state.values.items():
+    for (bot_id, variant_id), value in state.values.items():
         row = existing.get((bot_id, variant_id))
         if row is None:
             new.append(
-                Rating(bot_id=bot_id, variant_id=variant_id, mu=mu, sigma=sigma, matches=count)
+                Rating(
+                    bot_id=bot_id,
+                    variant_id=variant_id,
+                    mu=value.mu,
+                    sigma=value.sigma,
+                    matches=value.matches,
+                )
             )
         else:
-            row.mu, row.sigma, row.matches, row.updated_at = mu, sigma, int(count), now
+            row.mu, row.sigma, row.matches, row.updated_at = (
+                value.mu,
+                value.sigma,
+                value.matches,
+                now,
+            )
             changed.append(row)
     Rating.objects.bulk_create(new, batch_size=CHUNK)
     _update_rows(Rating, changed, ["mu", "sigma", "matches", "updated_at"])
 
 
-def _update_rows(model, objects: list, columns: list[str]) -> None:
+def _update_rows(model: type[Model], objects: Sequence[Model], columns: list[str]) -> None:
     """Write ``columns`` of ``objects`` back: one UPDATE ... FROM (VALUES ...) per chunk.
 
     Django's bulk_update builds a CASE WHEN per row and column in Python, which cost most of
@@ -225,14 +318,28 @@ def _seats_by_match(match_ids: list[int]) -> dict[int, list[SeatRow]]:
         "match_id", "seat", "bot_id", "score", "disqualified"
     )
     for match_id, *seat in rows:
-        seats[match_id].append(tuple(seat))
+        seats[match_id].append(SeatRow(*seat))
     return seats
 
 
-def ratings_apply_pending(*, batch: int = 500) -> int:
-    """Rate every finished, unrated match, oldest first; return how many were rated.
+def _next_sequence() -> int:
+    """The number the next update takes: matches and bot versions share one sequence."""
+    top = Match.objects.aggregate(top=Max("rating_sequence"))["top"] or 0
+    versions = BotVersion.objects.aggregate(top=Max("rating_sequence"))["top"] or 0
+    return max(top, versions) + 1
 
-    A duplicate rotation waits until the rest of its group has ended.
+
+def _last_history_at() -> datetime | None:
+    """The time of the latest update in the sequence (an index scan of history by sequence)."""
+    return RatingHistory.objects.order_by("-sequence").values_list("at", flat=True).first()
+
+
+def ratings_apply_pending(*, batch: int = 500) -> int:
+    """Rate every finished, unrated match and apply new bot versions, oldest first; return how
+    many matches and versions were applied.
+
+    A duplicate rotation waits until the rest of its group has ended; waiting rotations are
+    left out of the batch, so any number of them never holds up the matches behind them.
     """
     total = 0
     while True:
@@ -242,39 +349,47 @@ def ratings_apply_pending(*, batch: int = 500) -> int:
             return total
 
 
-def _ready_groups(pending: list[Match]) -> dict[tuple[int, str], list[Match]]:
-    """Duplicate groups among ``pending`` whose rotations have all ended, with their members."""
-    keys = {(m.tournament_id, m.duplicate_group) for m in pending if m.duplicate_group}
-    groups: dict[tuple[int, str], list[Match]] = {}
-    for tournament_id, name in keys:
-        rotations = Match.objects.filter(tournament_id=tournament_id, duplicate_group=name)
-        if rotations.filter(status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING]).exists():
-            groups[(tournament_id, name)] = []  # wait for the last rotation
-            continue
-        groups[(tournament_id, name)] = list(
-            rotations.filter(status=MatchStatus.FINISHED, rated=False)
-            .select_related("variant")
-            .order_by("finished_at", "pk")
-        )
-    return groups
+def _waiting_rotation() -> Q:
+    """Matches of a duplicate group that still has a rotation queued or running."""
+    # A group belongs to a tournament or to a ladder (the other column is NULL, never equal).
+    unfinished = Match.objects.filter(
+        Q(tournament_id=OuterRef("tournament_id")) | Q(ladder_id=OuterRef("ladder_id")),
+        duplicate_group=OuterRef("duplicate_group"),
+        status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING],
+    )
+    return ~Q(duplicate_group="") & Q(Exists(unfinished))
 
 
 def _units(pending: list[Match]) -> list[list[Match]]:
-    """What to rate, in order: single matches, and whole groups of two or more rotations."""
-    groups = _ready_groups(pending)
-    units, seen = [], set()
+    """What to rate: single matches, and whole groups of two or more finished rotations.
+
+    Units come in the order their last match ended (ties by first match id), so sequence
+    numbers follow the time the updates became possible.
+    """
+    units: list[list[Match]] = []
+    seen: set[int] = set()
     for match in pending:
         if match.pk in seen:
             continue
         members = [match]
         if match.duplicate_group:
-            group = groups[(match.tournament_id, match.duplicate_group)]
-            if not group:
-                continue  # a rotation is still to be played
+            rotations = Match.objects.filter(
+                tournament_id=match.tournament_id,
+                ladder_id=match.ladder_id,
+                duplicate_group=match.duplicate_group,
+            )
+            if rotations.filter(status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING]).exists():
+                continue  # a rotation was queued again since the batch was read
+            group = list(
+                rotations.filter(status=MatchStatus.FINISHED, rated=False).order_by(
+                    "finished_at", "pk"
+                )
+            )
             if len(group) >= 2:
                 members = group
         seen.update(m.pk for m in members)
         units.append(members)
+    units.sort(key=lambda unit: (max(m.finished_at for m in unit), unit[0].pk))
     return units
 
 
@@ -283,36 +398,77 @@ def _apply_batch(batch: int) -> int:
     _lock()
     pending = list(
         Match.objects.filter(status=MatchStatus.FINISHED, rated=False)
-        .select_related("variant")
+        .exclude(_waiting_rotation())
         .order_by("finished_at", "pk")[:batch]
     )
     units = _units(pending)
-    if not units:
+    versions = list(
+        BotVersion.objects.filter(rating_sequence__isnull=True).order_by("created_at", "pk")[:batch]
+    )
+    if not units and not versions:
         return 0
     rated = [m for unit in units for m in unit]
     seats = _seats_by_match([m.pk for m in rated])
-    state = _load_state((s[1], m.variant_id) for m in rated for s in seats[m.pk])
-    sequence = Match.objects.aggregate(top=Max("rating_sequence"))["top"] or 0
+    state = _load_state(
+        ((s.bot_id, m.variant_id) for m in rated for s in seats[m.pk]),
+        every_variant_of={v.bot_id for v in versions},
+    )
+    raw_params = dict(
+        Variant.objects.filter(pk__in={m.variant_id for m in rated}).values_list(
+            "pk", "rating_params"
+        )
+    )
+    # Matches and versions in the order they happened (a version before a match at a tie).
+    events: list[tuple[datetime, int, int, list[Match] | BotVersion]] = [
+        *((v.created_at, 0, v.pk, v) for v in versions),
+        *((max(m.finished_at for m in unit), 1, unit[0].pk, unit) for unit in units),
+    ]
+    events.sort(key=lambda event: event[:3])
+    sequence = _next_sequence()
+    at = _last_history_at()
     history: list[HistoryRow] = []
     now = timezone.now()
-    for unit in units:
-        leader = unit[0]
-        params = state.params_for(leader.variant_id, leader.variant.rating_params)
-        if len(unit) == 1:
-            key = (leader.pk, leader.variant_id, leader.finished_at)
-            history += _rate_match(state, params, key, seats[leader.pk], sequence + 1)
-        else:
-            group = ([m.pk for m in unit], leader.variant_id, max(m.finished_at for m in unit))
-            history += _rate_group(state, params, group, seats, sequence + 1)
-        for match in unit:
+    for when, _, _, event in events:
+        if isinstance(event, BotVersion):
+            rows = _rate_version(state, event, sequence, _effective_at(when, at))
+            event.rating_sequence = sequence
             sequence += 1
-            match.rated, match.rated_at, match.rating_sequence = True, now, sequence
-            if len(unit) > 1:
-                match.rating_group = f"{match.tournament_id}:{match.duplicate_group}"
+        else:
+            rows = _rate_members(state, raw_params, event, seats, sequence, _effective_at(when, at))
+            for match in event:
+                match.rated, match.rated_at, match.rating_sequence = True, now, sequence
+                sequence += 1
+        if rows:
+            at = rows[0].at
+            history += rows
     _save_state(state)
     _save_history(history)
     _update_rows(Match, rated, ["rated", "rated_at", "rating_sequence", "rating_group"])
-    return len(rated)
+    _update_rows(BotVersion, versions, ["rating_sequence"])
+    return len(rated) + len(versions)
+
+
+def _rate_members(
+    state: _State,
+    raw_params: dict[int, dict | None],
+    members: list[Match],
+    seats: dict[int, list[SeatRow]],
+    sequence: int,
+    at: datetime,
+) -> list[HistoryRow]:
+    """Rate one unit of matches at ``sequence``, naming the group when there are several."""
+    leader = members[0]
+    where = leader.tournament_id if leader.ladder_id is None else f"ladder-{leader.ladder_id}"
+    unit = Unit(
+        members=[m.pk for m in members],
+        variant_id=leader.variant_id,
+        finished_at=max(m.finished_at for m in members),
+        group=f"{where}:{leader.duplicate_group}#{sequence}" if len(members) > 1 else "",
+    )
+    for match in members:
+        match.rating_group = unit.group
+    params = state.params_for(unit.variant_id, raw_params[unit.variant_id])
+    return _rate_unit(state, params, unit, seats, sequence, at)
 
 
 @transaction.atomic
@@ -327,7 +483,23 @@ def ratings_recompute(*, progress: Callable[[int, int], None] | None = None) -> 
     raw_params = dict(Variant.objects.values_list("pk", "rating_params"))
     done = 0
     last_sequence = 0
+    at: datetime | None = None
     groups_done: set[str] = set()
+    versions = list(
+        BotVersion.objects.filter(rating_sequence__isnull=False).order_by("rating_sequence")
+    )
+    history: list[HistoryRow] = []
+
+    def apply_versions(before: float) -> None:
+        nonlocal at
+        while versions and versions[0].rating_sequence < before:
+            version = versions.pop(0)
+            sequence = version.rating_sequence
+            rows = _rate_version(state, version, sequence, _effective_at(version.created_at, at))
+            if rows:
+                at = rows[0].at
+                history.extend(rows)
+
     while True:
         chunk = list(
             rated.filter(rating_sequence__gt=last_sequence).values_list(
@@ -337,36 +509,43 @@ def ratings_recompute(*, progress: Callable[[int, int], None] | None = None) -> 
         if not chunk:
             break
         seats = _seats_by_match([m[0] for m in chunk])
-        history: list[HistoryRow] = []
         for match_id, variant_id, finished_at, sequence, group in chunk:
+            apply_versions(before=sequence)
+            if group in groups_done:
+                continue
             params = state.params_for(variant_id, raw_params[variant_id])
-            if not group:
-                key = (match_id, variant_id, finished_at)
-                history += _rate_match(state, params, key, seats[match_id], sequence)
-            elif group not in groups_done:
+            if group:
                 groups_done.add(group)
-                history += _recompute_group(state, params, group, variant_id, sequence)
+                unit, unit_seats = _recorded_group(group, variant_id)
+            else:
+                unit, unit_seats = Unit([match_id], variant_id, finished_at, ""), seats
+            rows = _rate_unit(
+                state, params, unit, unit_seats, sequence, _effective_at(unit.finished_at, at)
+            )
+            at = rows[0].at
+            history += rows
         _save_history(history)
+        history.clear()
         last_sequence = chunk[-1][3]
         done += len(chunk)
         if progress is not None:
             progress(done, total)
+    apply_versions(before=math.inf)
+    _save_history(history)
     _save_state(state)
     return done
 
 
-def _recompute_group(
-    state: _State, params: RatingParams, group: str, variant_id: int, sequence: int
-) -> list[HistoryRow]:
-    """Rate a duplicate group again exactly as it was first rated (same members, same order)."""
+def _recorded_group(group: str, variant_id: int) -> tuple[Unit, dict[int, list[SeatRow]]]:
+    """A duplicate group's unit exactly as it was first rated (same members, same order)."""
     members = list(
         Match.objects.filter(rating_group=group, rated=True)
         .order_by("rating_sequence")
         .values_list("pk", "finished_at")
     )
     ids = [m[0] for m in members]
-    key = (ids, variant_id, max(m[1] for m in members))
-    return _rate_group(state, params, key, _seats_by_match(ids), sequence)
+    unit = Unit(ids, variant_id, max(m[1] for m in members), group)
+    return unit, _seats_by_match(ids)
 
 
 def recompute_progress_key(recompute_id: int) -> str:
@@ -374,27 +553,93 @@ def recompute_progress_key(recompute_id: int) -> str:
     return f"ohhell:recompute:{recompute_id}"
 
 
-def ratings_request_recompute(*, requested_by=None) -> RatingRecompute:
-    """Queue a background recompute; one already queued or running is returned instead."""
+class RecomputeRequest(NamedTuple):
+    """The job a request for a recompute answers with, and whether the request created it."""
+
+    job: RatingRecompute
+    created: bool
+
+
+def _lock_requests() -> None:
+    """Serialise recompute requests only: never the rating lock a running recompute holds."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [RECOMPUTE_REQUEST_LOCK_KEY])
+
+
+def ratings_request_recompute(*, requested_by: User | None = None) -> RecomputeRequest:
+    """Queue a background recompute, or answer with the one already queued or running.
+
+    Answers at once: a stale job (its worker stopped beating) is first resumed or failed.
+    """
+    recomputes_sweep_stale()
     with transaction.atomic():
-        _lock()
+        _lock_requests()
         active = RatingRecompute.objects.filter(
             status__in=[RecomputeStatus.QUEUED, RecomputeStatus.RUNNING]
         ).first()
         if active is not None:
-            return active
+            return RecomputeRequest(active, created=False)
         job = RatingRecompute.objects.create(requested_by=requested_by)
-        from tournaments.tasks import recompute_ratings
+        _send(job.pk)
+    return RecomputeRequest(job, created=True)
 
-        job_id = job.pk
-        transaction.on_commit(lambda: recompute_ratings.delay(job_id))
-    return job
+
+def _send(recompute_id: int) -> None:
+    from tournaments.tasks import recompute_ratings
+
+    transaction.on_commit(lambda: recompute_ratings.delay(recompute_id))
+
+
+def recomputes_sweep_stale(*, stale_after: timedelta | None = None) -> dict[str, int]:
+    """Resume recomputes whose worker stopped beating (queued again), or fail them after
+    ``RECOMPUTE_MAX_ATTEMPTS`` tries.
+
+    A recompute is one transaction, so a dead worker's attempt left nothing behind: the
+    database rolled it back and released the rating lock with the connection.
+    """
+    stale_after = stale_after or timedelta(seconds=settings.RECOMPUTE_STALE_SECONDS)
+    cutoff = timezone.now() - stale_after
+    counts = {"resumed": 0, "failed": 0}
+    with transaction.atomic():
+        stale = list(
+            RatingRecompute.objects.select_for_update(skip_locked=True).filter(
+                status=RecomputeStatus.RUNNING, heartbeat_at__lt=cutoff
+            )
+        )
+        for job in stale:
+            if job.attempts >= settings.RECOMPUTE_MAX_ATTEMPTS:
+                job.status = RecomputeStatus.FAILED
+                job.finished_at = timezone.now()
+                job.error = f"its worker stopped after {job.attempts} attempts"
+                counts["failed"] += 1
+            else:
+                job.status = RecomputeStatus.QUEUED
+                job.error = f"attempt {job.attempts} stopped with its worker; queued again"
+                _send(job.pk)
+                counts["resumed"] += 1
+            job.save(update_fields=["status", "finished_at", "error"])
+    return counts
+
+
+def _recompute_heartbeat(recompute_id: int, token: str) -> bool:
+    return bool(
+        RatingRecompute.objects.filter(
+            pk=recompute_id, status=RecomputeStatus.RUNNING, claimed_by=token
+        ).update(heartbeat_at=timezone.now())
+    )
 
 
 def ratings_recompute_job(*, recompute_id: int) -> str:
-    """Run a queued recompute, writing progress to its row as it goes."""
+    """Run a queued recompute, beating while it runs and writing its progress as it goes."""
+    token = claim_token()
+    now = timezone.now()
     claimed = RatingRecompute.objects.filter(pk=recompute_id, status=RecomputeStatus.QUEUED).update(
-        status=RecomputeStatus.RUNNING, started_at=timezone.now()
+        status=RecomputeStatus.RUNNING,
+        started_at=now,
+        heartbeat_at=now,
+        claimed_by=token,
+        attempts=F("attempts") + 1,
     )
     if not claimed:
         return "not-queued"
@@ -404,16 +649,21 @@ def ratings_recompute_job(*, recompute_id: int) -> str:
         # cache (Redis when configured) is seen by every process at once.
         cache.set(recompute_progress_key(recompute_id), [done, total], timeout=3600)
 
+    mine = RatingRecompute.objects.filter(pk=recompute_id, claimed_by=token)
     try:
-        total = Match.objects.filter(rated=True).count()
-        RatingRecompute.objects.filter(pk=recompute_id).update(total=total)
-        done = ratings_recompute(progress=progress)
+        with Heartbeat(lambda: _recompute_heartbeat(recompute_id, token)):
+            mine.update(total=Match.objects.filter(rated=True).count())
+            done = ratings_recompute(progress=progress)
     except Exception as exc:
-        RatingRecompute.objects.filter(pk=recompute_id).update(
+        mine.update(
             status=RecomputeStatus.FAILED, error=repr(exc)[:2000], finished_at=timezone.now()
         )
         raise
-    RatingRecompute.objects.filter(pk=recompute_id).update(
-        status=RecomputeStatus.FINISHED, done=done, total=done, finished_at=timezone.now()
+    mine.update(
+        status=RecomputeStatus.FINISHED,
+        done=done,
+        total=done,
+        error="",
+        finished_at=timezone.now(),
     )
     return "finished"

@@ -4,16 +4,33 @@ from __future__ import annotations
 
 from django.contrib.auth import get_user_model, password_validation
 from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from rest_framework.authtoken.models import Token
 
 from tournaments.errors import ApplicationError
 
+USERNAME_MAX_LENGTH = 150
+USERNAME_VALIDATOR = UnicodeUsernameValidator(message="Use letters, digits and @ . + - _ only.")
+
+
+def _clean_username(username: str) -> str:
+    if not username:
+        raise ApplicationError("Choose a username.", field="username")
+    if len(username) > USERNAME_MAX_LENGTH:
+        raise ApplicationError(f"Use at most {USERNAME_MAX_LENGTH} characters.", field="username")
+    try:
+        USERNAME_VALIDATOR(username)
+    except ValidationError as exc:
+        raise ApplicationError(exc.messages[0], field="username") from None
+    return username
+
 
 def user_sign_up(*, username: str, password: str, email: str = "") -> tuple[AbstractBaseUser, str]:
     """Create an account and return it with its API token."""
     User = get_user_model()
+    username = _clean_username(username)
     if User.objects.filter(username__iexact=username).exists():
         raise ApplicationError(
             "That username is taken.", code="conflict", status=409, field="username"

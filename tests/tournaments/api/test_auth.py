@@ -7,7 +7,7 @@ from django.contrib.auth.models import User
 from rest_framework.authtoken.models import Token
 
 from tests.conftest import PASSWORD
-from tests.tournaments.api.test_bots import error_of
+from tests.tournaments.api.support import error_of
 
 
 def test_signing_up_answers_a_token_that_works(anonymous_client):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import client_for
+from tests.tournaments.api.support import error_of
 from tournaments.models import Bot, BotHealthCheck, BotStatus
 
 PUBLIC_URL = "https://93.184.216.34/bot"
@@ -13,13 +14,6 @@ PUBLIC_URL = "https://93.184.216.34/bot"
 def register(client, **fields):
     data = {"name": "my-bot", "endpoint_url": PUBLIC_URL, **fields}
     return client.post("/api/bots/", data, format="json")
-
-
-def error_of(response) -> dict:
-    body = response.json()
-    assert set(body) == {"error"}
-    assert set(body["error"]) == {"code", "message", "detail"}
-    return body["error"]
 
 
 class TestRegister:

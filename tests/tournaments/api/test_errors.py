@@ -7,7 +7,7 @@ import json
 import pytest
 from django.contrib.auth.models import User
 
-from tests.tournaments.api.test_bots import error_of
+from tests.tournaments.api.support import error_of
 from tournaments.models import Bot, Variant
 
 TEN_MEGABYTES = b'{"name": "' + b"x" * (10 * 1024 * 1024) + b'"}'

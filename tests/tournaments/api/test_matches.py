@@ -9,7 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from tests.tournaments.api.test_bots import error_of
+from tests.tournaments.api.support import error_of
 from tournaments.errors import ApplicationError
 from tournaments.models import (
     BotStatus,

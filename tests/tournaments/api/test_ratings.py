@@ -10,7 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from tests.tournaments.api.test_bots import error_of
+from tests.tournaments.api.support import error_of
 from tournaments.models import (
     BotStatus,
     Match,
@@ -232,7 +232,8 @@ class TestRecompute:
         assert (body["id"], body["status"], body["percent"]) == (job.pk, "queued", 0.0)
         assert job.requested_by == staff
         again = staff_client.post("/api/ratings/recompute/")
-        assert again.status_code == 202 and again.json()["id"] == job.pk
+        assert again.status_code == 409
+        assert again.json()["error"]["detail"]["recompute"]["id"] == job.pk
         assert RatingRecompute.objects.count() == 1
         progress = staff_client.get(f"/api/ratings/recompute/{job.pk}/").json()
         assert progress["status"] == "queued" and progress["total"] == 0

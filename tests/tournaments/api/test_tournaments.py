@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from tests.conftest import client_for
-from tests.tournaments.api.test_bots import error_of
+from tests.tournaments.api.support import error_of
 from tournaments.models import (
     Bot,
     BotStatus,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine import PRESETS, preset
-from tests.tournaments.api.test_bots import error_of
+from tests.tournaments.api.support import error_of
 from tournaments.models import Variant
 
 pytestmark = pytest.mark.usefixtures("presets")

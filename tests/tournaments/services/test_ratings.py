@@ -232,7 +232,7 @@ def test_a_duplicate_group_is_rated_as_one_update_by_the_deal_by_deal_comparison
     assert RatingHistory.objects.filter(match=matches[0]).count() == 4
     assert RatingHistory.objects.count() == 4
     groups = set(Match.objects.values_list("rating_group", flat=True))
-    assert len(groups) == 1 and groups.pop().endswith(":0.0")
+    assert len(groups) == 1 and groups.pop() == f"{matches[0].tournament_id}:0.0#1"
 
 
 def test_a_duplicate_group_waits_for_its_last_rotation(duplicate_group):

@@ -23,7 +23,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options) -> None:
         if options["background"]:
-            job = ratings_request_recompute()
+            job = ratings_request_recompute().job
             self.stdout.write(f"Recompute job {job.pk} is {job.status}.")
             return
         started = time.monotonic()

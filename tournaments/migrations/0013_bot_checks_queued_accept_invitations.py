@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tournaments', '0008_bot_ladder_opt_in'),
+        ('tournaments', '0012_bot_versions'),
     ]
 
     operations = [

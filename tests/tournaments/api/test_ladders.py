@@ -1,0 +1,64 @@
+"""The ladder endpoints: anyone reads, staff switch ladders on, pause and resume them."""
+
+from __future__ import annotations
+
+import pytest
+
+from tournaments.models import Ladder, LadderStatus
+from tournaments.services.ladders import ladder_ensure_default
+
+
+@pytest.fixture
+def ladder(oh_hell) -> Ladder:
+    return ladder_ensure_default()
+
+
+def test_anyone_lists_and_reads_the_ladders(ladder, anonymous_client):
+    body = anonymous_client.get("/api/ladders/").json()
+    assert [row["variant"] for row in body["results"]] == ["oh-hell"]
+    one = anonymous_client.get(f"/api/ladders/{ladder.pk}/").json()
+    assert one["status"] == "running" and one["duplicate"] is True
+    assert one["matches_in_flight"] == 0
+
+
+def test_staff_pause_and_resume_a_ladder(ladder, staff_client):
+    response = staff_client.post(f"/api/ladders/{ladder.pk}/pause/")
+    assert response.status_code == 200 and response.json()["status"] == "paused"
+    assert staff_client.post(f"/api/ladders/{ladder.pk}/pause/").status_code == 409
+    response = staff_client.post(f"/api/ladders/{ladder.pk}/resume/")
+    assert response.status_code == 200 and response.json()["status"] == "running"
+
+
+def test_staff_switch_a_variant_ladder_on(presets, staff_client):
+    data = {"variant": "blackout", "table_size": 5, "duplicate": False}
+    response = staff_client.post("/api/ladders/", data, format="json")
+    assert response.status_code == 201, response.content
+    assert Ladder.objects.get(variant__name="blackout").table_size == 5
+    again = staff_client.post("/api/ladders/", data, format="json")
+    assert again.status_code == 409
+
+
+@pytest.mark.parametrize(
+    ("data", "field"),
+    [
+        ({"variant": "no-such"}, "variant"),
+        ({"variant": "blackout", "table_size": "4"}, "table_size"),
+        ({"variant": "blackout", "table_size": 9}, "table_size"),
+        ({"variant": "blackout", "duplicate": "yes"}, "duplicate"),
+        ({"variant": "blackout", "time_limit_ms": 5}, "time_limit_ms"),
+    ],
+)
+def test_bad_input_names_the_field(presets, staff_client, data, field):
+    response = staff_client.post("/api/ladders/", data, format="json")
+    assert response.status_code == 400
+    assert field in response.json()["error"]["detail"]
+
+
+@pytest.mark.parametrize("client_fixture", ["owner_client", "organiser_client", "anonymous_client"])
+def test_only_staff_change_ladders(ladder, client_fixture, request):
+    client = request.getfixturevalue(client_fixture)
+    assert client.post(f"/api/ladders/{ladder.pk}/pause/").status_code in (401, 403)
+    response = client.post("/api/ladders/", {"variant": "blackout"}, format="json")
+    assert response.status_code in (401, 403)
+    ladder.refresh_from_db()
+    assert ladder.status == LadderStatus.RUNNING

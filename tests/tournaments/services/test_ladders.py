@@ -1,0 +1,250 @@
+"""Always-on ladders: who gets seated, tables in flight, duplicate rotations, pause and resume."""
+
+from __future__ import annotations
+
+import pytest
+from django.utils import timezone
+
+from tournaments.errors import ApplicationError
+from tournaments.models import (
+    BotStatus,
+    Ladder,
+    LadderStatus,
+    Match,
+    MatchSeat,
+    MatchStatus,
+    Rating,
+)
+from tournaments.services.ladders import (
+    bot_set_ladder_opt_in,
+    ladder_create,
+    ladder_ensure_default,
+    ladder_pause,
+    ladder_resume,
+    ladders_top_up,
+)
+from tournaments.services.matches import match_claim
+
+
+@pytest.fixture
+def ladder(oh_hell) -> Ladder:
+    return ladder_ensure_default()
+
+
+@pytest.fixture
+def ladder_bots(make_bot, owner):
+    def make(n: int, **fields) -> list:
+        fields.setdefault("status", BotStatus.ACTIVE)
+        fields.setdefault("ladder_opt_in", True)
+        return [make_bot(owner, **fields) for _ in range(n)]
+
+    return make
+
+
+def open_seats() -> list[int]:
+    return list(
+        MatchSeat.objects.filter(
+            match__status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING]
+        ).values_list("bot_id", flat=True)
+    )
+
+
+def groups(ladder: Ladder) -> dict[str, list[Match]]:
+    found: dict[str, list[Match]] = {}
+    for match in Match.objects.filter(ladder=ladder).order_by("pk"):
+        found.setdefault(match.duplicate_group, []).append(match)
+    return found
+
+
+def finish(matches) -> None:
+    Match.objects.filter(pk__in=[m.pk for m in matches]).update(
+        status=MatchStatus.FINISHED, finished_at=timezone.now()
+    )
+
+
+def test_the_oh_hell_ladder_runs_by_default(oh_hell):
+    ladder = ladder_ensure_default()
+    assert ladder.variant == oh_hell and ladder.status == LadderStatus.RUNNING
+    assert ladder_ensure_default().pk == ladder.pk
+
+
+def test_only_active_opted_in_bots_are_seated_each_at_one_open_table(
+    ladder, ladder_bots, make_bot, owner, settings
+):
+    settings.LADDER_MATCHES_IN_FLIGHT = 3
+    playing = ladder_bots(13)
+    not_opted = ladder_bots(3, ladder_opt_in=False)
+    pending = ladder_bots(3, status=BotStatus.PENDING)
+    made = ladders_top_up()
+    found = groups(ladder)
+    assert len(found) == 3 and made == 12  # three tables of four, each in four rotations
+    seated = open_seats()
+    assert set(seated) <= {b.pk for b in playing}
+    assert not set(seated) & {b.pk for b in not_opted + pending}
+    first_rotations = [members[0] for members in found.values()]
+    bots_at_tables = [b for m in first_rotations for b in m.seats.values_list("bot_id", flat=True)]
+    assert len(bots_at_tables) == len(set(bots_at_tables)) == 12
+
+
+def test_a_duplicate_group_is_every_seat_rotation_of_one_deal(ladder, ladder_bots, settings):
+    settings.LADDER_MATCHES_IN_FLIGHT = 1
+    ladder_bots(4)
+    ladders_top_up()
+    (members,) = groups(ladder).values()
+    assert len(members) == 4 and len({m.seed for m in members}) == 1
+    seatings = [tuple(m.seats.order_by("seat").values_list("bot_id", flat=True)) for m in members]
+    for seat in range(4):
+        assert len({seating[seat] for seating in seatings}) == 4  # each bot held each seat once
+
+
+def test_a_later_rotation_waits_for_the_earlier_one(ladder, ladder_bots, settings):
+    settings.LADDER_MATCHES_IN_FLIGHT = 1
+    ladder_bots(4)
+    ladders_top_up()
+    first, second, *_ = next(iter(groups(ladder).values()))
+    assert not match_claim(match_id=second.pk, token="t2")
+    assert match_claim(match_id=first.pk, token="t1")
+    assert not match_claim(match_id=second.pk, token="t2")  # the first is running
+    finish([first])
+    assert match_claim(match_id=second.pk, token="t2")
+
+
+def test_the_ladder_keeps_its_tables_in_flight_and_no_more(ladder, ladder_bots, settings):
+    settings.LADDER_MATCHES_IN_FLIGHT = 2
+    ladder_bots(12)
+    ladders_top_up()
+    assert ladders_top_up() == 0
+    assert len(groups(ladder)) == 2
+    finish(next(iter(groups(ladder).values())))
+    assert ladders_top_up() == 4  # one new group of four rotations
+    assert len(groups(ladder)) == 3
+
+
+def test_without_duplicate_a_table_is_one_match(ladder, ladder_bots, settings):
+    from tournaments.models import Variant
+
+    settings.LADDER_MATCHES_IN_FLIGHT = 2
+    ladder_pause(ladder=ladder)
+    blackout = Variant.objects.get(name="blackout")
+    ladder = ladder_create(variant=blackout, table_size=3, duplicate=False)
+    ladder_bots(7)
+    assert ladders_top_up() == 2
+    assert all(m.duplicate_group == "" for m in Match.objects.filter(ladder=ladder))
+    assert sorted(set(MatchSeat.objects.values_list("seat", flat=True))) == [0, 1, 2]
+
+
+def test_too_few_bots_make_no_table(ladder, ladder_bots):
+    ladder_bots(3)
+    assert ladders_top_up() == 0 and not Match.objects.exists()
+
+
+def test_a_paused_ladder_makes_no_tables_and_its_matches_wait(ladder, ladder_bots, settings):
+    settings.LADDER_MATCHES_IN_FLIGHT = 1
+    ladder_bots(4)
+    ladders_top_up()
+    first = next(iter(groups(ladder).values()))[0]
+    ladder_pause(ladder=ladder)
+    assert not match_claim(match_id=first.pk, token="t")
+    finish(Match.objects.filter(ladder=ladder))
+    assert ladders_top_up() == 0
+    with pytest.raises(ApplicationError) as refused:
+        ladder_pause(ladder=ladder)
+    assert refused.value.status == 409
+    ladder_resume(ladder=ladder)
+    assert ladders_top_up() == 4
+    with pytest.raises(ApplicationError):
+        ladder_resume(ladder=ladder)
+
+
+def test_a_disabled_bot_leaves_until_it_is_active_again(ladder, ladder_bots, settings):
+    settings.LADDER_MATCHES_IN_FLIGHT = 1
+    bots = ladder_bots(4)
+    ladders_top_up()
+    bots[0].status, bots[0].disabled_cause = BotStatus.DISABLED, "health"
+    bots[0].save()
+    assert ladders_top_up() == 0  # three bots left: no table
+    assert set(Match.objects.values_list("status", flat=True)) == {MatchStatus.CANCELLED}
+    bots[0].status, bots[0].disabled_cause = BotStatus.ACTIVE, ""
+    bots[0].save()
+    assert ladders_top_up() == 4
+
+
+def test_opting_out_leaves_the_ladder(ladder, ladder_bots, settings):
+    settings.LADDER_MATCHES_IN_FLIGHT = 1
+    bots = ladder_bots(4)
+    bot_set_ladder_opt_in(bot=bots[1], enabled=False)
+    assert ladders_top_up() == 0
+    bot_set_ladder_opt_in(bot=bots[1], enabled=True)
+    assert ladders_top_up() == 4
+
+
+def test_uncertain_and_behind_bots_are_seated_first(ladder, ladder_bots, settings):
+    settings.LADDER_MATCHES_IN_FLIGHT = 1
+    settled = ladder_bots(8)
+    newcomer = ladder_bots(1)[0]
+    for bot in settled:
+        Rating.objects.create(bot=bot, variant=ladder.variant, mu=25, sigma=1.0, matches=50)
+    ladders_top_up()
+    assert newcomer.pk in open_seats()
+
+
+def test_a_second_ladder_or_an_unseatable_table_is_refused(ladder):
+    from tournaments.models import Variant
+
+    with pytest.raises(ApplicationError) as refused:
+        ladder_create(variant=ladder.variant)
+    assert refused.value.status == 409
+    with pytest.raises(ApplicationError) as refused:
+        ladder_create(variant=Variant.objects.get(name="blackout"), table_size=8)
+    assert refused.value.field == "table_size"
+
+
+def test_a_ladder_group_is_rated_as_one_once_every_rotation_has_ended(
+    ladder, ladder_bots, settings
+):
+    from tournaments.models import RatingHistory, Replay
+    from tournaments.services.ratings import ratings_apply_pending
+
+    settings.LADDER_MATCHES_IN_FLIGHT = 1
+    ladder_bots(4)
+    ladders_top_up()
+    members = next(iter(groups(ladder).values()))
+
+    def record(match: Match) -> None:
+        seats = list(match.seats.order_by("seat"))
+        for seat in seats:
+            seat.score = (seat.bot_id * 7) % 11
+            seat.save(update_fields=["score"])
+        Replay.objects.create(match=match, data={"deals": [{"scores": [s.score for s in seats]}]})
+        finish([match])
+
+    record(members[0])
+    assert ratings_apply_pending() == 0  # the other rotations are still queued
+    for match in members[1:]:
+        record(match)
+    assert ratings_apply_pending() == 4
+    rated = Match.objects.filter(ladder=ladder)
+    assert len(set(rated.values_list("rating_group", flat=True))) == 1
+    assert RatingHistory.objects.count() == 4  # one update for the four bots
+
+
+def test_in_process_tasks_never_chain_ladder_top_ups(
+    ladder, ladder_bots, django_capture_on_commit_callbacks
+):
+    from config.celery_app import app
+
+    ladder_bots(3)
+    (newcomer,) = ladder_bots(1, ladder_opt_in=False)
+    before = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    try:
+        with django_capture_on_commit_callbacks() as callbacks:
+            bot_set_ladder_opt_in(bot=newcomer, enabled=True)
+    finally:
+        app.conf.task_always_eager = before
+    # Run eagerly, a top-up would play its matches and each would top up again, without end.
+    assert callbacks == []
+    with django_capture_on_commit_callbacks() as callbacks:
+        bot_set_ladder_opt_in(bot=newcomer, enabled=False)
+        bot_set_ladder_opt_in(bot=newcomer, enabled=True)
+    assert len(callbacks) == 1  # on real workers, opting in tops the ladders up

@@ -1,0 +1,247 @@
+"""Pages for bot authors: sign up, sign in and out, "My bots" and "Write a bot".
+
+Every write goes through the services (tournaments/services/), which hold the rules; these
+views only turn forms into service calls and refusals into errors beside the field at fault.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.contrib.auth import login, logout
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import AuthenticationForm
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
+
+from tournaments.api.throttling import WriteRateThrottle
+from tournaments.dashboard import protocol_doc
+from tournaments.dashboard.forms import BotRegisterForm, LadderForm, SignUpForm
+from tournaments.errors import ApplicationError
+from tournaments.models import Bot
+from tournaments.selectors.bots import bot_health_checks, bot_recent_faults, bots_of_owner
+from tournaments.services.bots import bot_register, bot_rotate_secret
+from tournaments.services.ladders import bot_set_ladder_opt_in
+from tournaments.services.users import user_sign_up
+
+SIGN_IN_URL = "dashboard:signin"
+# The secret of a bot just registered or rotated waits here for one page view, then is gone.
+SECRET_SESSION_KEY = "onboarding_secret"
+STARTER_PORT = 8001
+
+mine = login_required(login_url=SIGN_IN_URL)
+
+
+def _throttle_wait(request: HttpRequest, scope: str) -> float | None:
+    """Count one write against the API's throttle of ``scope``; seconds to wait when over it.
+
+    The pages share the API's counters (per user, or per address when signed out), so a page
+    is no way around the API's limits.
+    """
+    throttle = WriteRateThrottle()
+    if throttle.allow_request(request, SimpleNamespace(throttle_scope=scope)):
+        return None
+    return throttle.wait() or 1.0
+
+
+def _too_many(form: Any, wait: float) -> None:
+    form.add_error(None, f"Too many attempts from here; try again in {wait:.0f} seconds.")
+
+
+def _next_param(request: HttpRequest) -> str:
+    return request.POST.get("next") or request.GET.get("next") or ""
+
+
+def _next_url(request: HttpRequest) -> str:
+    """Where to go after signing in: a local ``next`` if one was given, else "My bots"."""
+    target = _next_param(request)
+    if url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return target
+    return reverse("dashboard:my-bots")
+
+
+@never_cache
+@require_http_methods(["GET", "HEAD", "POST"])
+def sign_up(request: HttpRequest) -> HttpResponse:
+    """Create an account, sign in with it and go to "My bots"."""
+    form = SignUpForm(request.POST if request.method == "POST" else None)
+    status = 200
+    if request.method == "POST":
+        status = 400
+        wait = _throttle_wait(request, "auth")
+        if wait is not None:
+            _too_many(form, wait)
+            status = 429
+        elif form.is_valid():
+            try:
+                user, _token = user_sign_up(**form.cleaned_data)
+            except ApplicationError as error:
+                form.add_service_error(error)
+            else:
+                login(request, user)
+                return redirect(_next_url(request))
+    context = {"form": form, "next": _next_param(request)}
+    return render(request, "dashboard/sign_up.html", context, status=status)
+
+
+@never_cache
+@require_http_methods(["GET", "HEAD", "POST"])
+def sign_in(request: HttpRequest) -> HttpResponse:
+    """Sign in with a username and password."""
+    form = AuthenticationForm(request, data=request.POST if request.method == "POST" else None)
+    status = 200
+    if request.method == "POST":
+        status = 400
+        wait = _throttle_wait(request, "auth")
+        if wait is not None:
+            _too_many(form, wait)
+            status = 429
+        elif form.is_valid():
+            login(request, form.get_user())
+            return redirect(_next_url(request))
+    context = {"form": form, "next": _next_param(request)}
+    return render(request, "dashboard/sign_in.html", context, status=status)
+
+
+@require_POST
+def sign_out(request: HttpRequest) -> HttpResponse:
+    """Sign out and go home."""
+    logout(request)
+    return redirect("dashboard:home")
+
+
+def _owned_bot(request: HttpRequest, bot_id: int) -> Bot:
+    """The signed-in user's bot, or 404: another owner's bot is not even confirmed to exist."""
+    bot = bots_of_owner(owner=request.user).filter(pk=bot_id).first()
+    if bot is None:
+        raise Http404(f"You have no bot {bot_id}.")
+    return bot
+
+
+def _show_secret_once(request: HttpRequest, bot: Bot, secret: str) -> HttpResponse:
+    request.session[SECRET_SESSION_KEY] = {"bot": bot.pk, "secret": secret}
+    return redirect("dashboard:my-bot", bot_id=bot.pk)
+
+
+@never_cache
+@mine
+@require_http_methods(["GET", "HEAD", "POST"])
+def my_bots(request: HttpRequest) -> HttpResponse:
+    """List the user's bots; register a new one (its secret is shown on the next page, once)."""
+    form = BotRegisterForm(request.POST if request.method == "POST" else None)
+    status = 200
+    if request.method == "POST":
+        status = 400
+        wait = _throttle_wait(request, "writes")
+        if wait is not None:
+            _too_many(form, wait)
+            status = 429
+        elif form.is_valid():
+            try:
+                bot, secret = bot_register(owner=request.user, **form.cleaned_data)
+            except ApplicationError as error:
+                form.add_service_error(error)
+            else:
+                return _show_secret_once(request, bot, secret)
+    context = {
+        "form": form,
+        "bots": list(bots_of_owner(owner=request.user)),
+        "loopback_allowed": settings.BOT_ALLOW_LOOPBACK,
+    }
+    return render(request, "dashboard/my_bots.html", context, status=status)
+
+
+def _starter_port(endpoint_url: str) -> int:
+    """The port to start the starter bot on: the registered endpoint's, when it has one."""
+    try:
+        return urlsplit(endpoint_url).port or STARTER_PORT
+    except ValueError:
+        return STARTER_PORT
+
+
+@never_cache
+@mine
+@require_safe
+def my_bot(request: HttpRequest, bot_id: int) -> HttpResponse:
+    """One of the user's bots: its secret right after it was made, checks, faults, actions."""
+    bot = _owned_bot(request, bot_id)
+    shown = request.session.get(SECRET_SESSION_KEY)
+    secret = None
+    if shown and shown.get("bot") == bot.pk:
+        secret = shown["secret"]
+        del request.session[SECRET_SESSION_KEY]
+    context = {
+        "bot": bot,
+        "secret": secret,
+        "port": _starter_port(bot.endpoint_url),
+        "health_checks": list(bot_health_checks(bot=bot, limit=5)),
+        "faults": bot_recent_faults(bot=bot),
+    }
+    return render(request, "dashboard/my_bot.html", context)
+
+
+@mine
+@require_POST
+def my_bot_rotate(request: HttpRequest, bot_id: int) -> HttpResponse:
+    """Give the bot a new signing secret, shown once on its page."""
+    bot = _owned_bot(request, bot_id)
+    wait = _throttle_wait(request, "writes")
+    if wait is not None:
+        return HttpResponse(f"Too many requests; try again in {wait:.0f} seconds.", status=429)
+    return _show_secret_once(request, bot, bot_rotate_secret(bot=bot))
+
+
+@mine
+@require_POST
+def my_bot_ladder(request: HttpRequest, bot_id: int) -> HttpResponse:
+    """Opt the bot into the always-on ladders, or out of them."""
+    bot = _owned_bot(request, bot_id)
+    wait = _throttle_wait(request, "writes")
+    if wait is not None:
+        return HttpResponse(f"Too many requests; try again in {wait:.0f} seconds.", status=429)
+    form = LadderForm(request.POST)
+    bot_set_ladder_opt_in(bot=bot, enabled=form.is_valid() and form.cleaned_data["enabled"])
+    return redirect("dashboard:my-bot", bot_id=bot.pk)
+
+
+@require_safe
+def write_bot(request: HttpRequest) -> HttpResponse:
+    """How to write a bot: the first steps in order, the starter bot, the checker, the protocol."""
+    context = {
+        "starter": protocol_doc.starter_bot_source(),
+        "protocol": protocol_doc.protocol_html(),
+        "schemas": protocol_doc.schema_names(),
+        "loopback_allowed": settings.BOT_ALLOW_LOOPBACK,
+        "port": STARTER_PORT,
+    }
+    return render(request, "dashboard/write_bot.html", context)
+
+
+@require_safe
+def starter_bot(request: HttpRequest) -> FileResponse:
+    """Download the starter bot."""
+    return FileResponse(
+        protocol_doc.STARTER_BOT.open("rb"),
+        as_attachment=True,
+        filename="starter_bot.py",
+        content_type="text/x-python; charset=utf-8",
+    )
+
+
+@require_safe
+def protocol_schema(request: HttpRequest, name: str) -> FileResponse:
+    """Download one of the protocol's JSON Schemas."""
+    if name not in protocol_doc.schema_names():
+        raise Http404(f"No schema {name}.")
+    return FileResponse(
+        (protocol_doc.SCHEMAS / name).open("rb"), content_type="application/schema+json"
+    )

@@ -1,0 +1,50 @@
+"""Always-on ladders: one per variant, playing opted-in bots for as long as it runs."""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class LadderStatus(models.TextChoices):
+    RUNNING = "running", "running"
+    PAUSED = "paused", "paused"
+
+
+class Ladder(models.Model):
+    """A variant's continuous ladder: it never finishes, staff pause and resume it.
+
+    It keeps ``LADDER_MATCHES_IN_FLIGHT`` tables queued or playing among the active bots whose
+    owners opted them in; a table is a duplicate group (the same deals with the seats rotated,
+    played one rotation after another and rated as one) when ``duplicate`` is on.
+    """
+
+    variant = models.OneToOneField("Variant", on_delete=models.CASCADE, related_name="ladder")
+    status = models.CharField(
+        max_length=16, choices=LadderStatus.choices, default=LadderStatus.RUNNING
+    )
+    table_size = models.PositiveSmallIntegerField(default=4)
+    time_limit_ms = models.PositiveIntegerField(default=1000)
+    duplicate = models.BooleanField(
+        default=True, help_text="play each table's deals once per seat rotation, rated as one"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["variant__name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(status__in=LadderStatus.values), name="ladder_status_valid"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(table_size__gte=3, table_size__lte=8),
+                name="ladder_table_size_3_to_8",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(time_limit_ms__gte=10, time_limit_ms__lte=120000),
+                name="ladder_time_limit_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.variant.name} ladder"
