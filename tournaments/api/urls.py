@@ -4,7 +4,7 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
-from tournaments.api.views_api import not_found
+from tournaments.api.views_api import HealthView, not_found
 from tournaments.api.views_auth import MeView, SignUpView, TokenView
 from tournaments.api.views_bots import BotViewSet
 from tournaments.api.views_ladders import LadderViewSet
@@ -55,6 +55,7 @@ urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
+    path("health/", HealthView.as_view(), name="health"),
     path("leaderboard/", LeaderboardView.as_view(), name="leaderboard"),
     path("bots/<int:pk>/ratings/", BotRatingsView.as_view(), name="bot-ratings"),
     path(

@@ -14,11 +14,31 @@ from tournaments.services.ratings import recompute_progress_key
 
 
 def leaderboard(*, variant: Variant, include_provisional: bool = True) -> QuerySet[Rating]:
-    """Ratings of one variant by conservative rating (mu - 3 sigma), best first."""
+    """Ratings of one variant by conservative rating (mu - 3 sigma), best first.
+
+    Equal ratings go by bot id (the earlier registered first), so the order is exactly the
+    index ``rating_leaderboard_idx`` (variant, -conservative, bot): any page is read from it.
+    """
     ratings = Rating.objects.filter(variant=variant).select_related("bot", "bot__owner")
     if not include_provisional:
         ratings = ratings.filter(matches__gte=provisional_matches())
-    return ratings.order_by("-conservative", "bot__name")
+    return ratings.order_by("-conservative", "bot_id")
+
+
+def leaderboard_rows(*, ids: list[int]) -> list[Rating]:
+    """The ratings with these ids, with bot and owner, in the order of ``ids``.
+
+    A page of the board is first read as ids (an index-only scan, however deep the page),
+    then only its rows are joined to their bots.
+    """
+    rows = Rating.objects.filter(pk__in=ids).select_related("bot", "bot__owner").in_bulk()
+    return [rows[pk] for pk in ids]
+
+
+def leaderboard_generation(*, variant: Variant) -> str:
+    """A value that changes whenever any rating of the variant is written (an index look-up)."""
+    latest = Rating.objects.filter(variant=variant).aggregate(last=Max("updated_at"))["last"]
+    return latest.isoformat() if latest is not None else "empty"
 
 
 def rating_history(
