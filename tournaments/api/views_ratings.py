@@ -36,6 +36,7 @@ from tournaments.selectors.ratings import (
     bot_ratings,
     bot_ratings_on,
     leaderboard,
+    leaderboard_bot_ids,
     leaderboard_generation,
     leaderboard_rows,
     rating_history,
@@ -117,10 +118,8 @@ class LeaderboardView(generics.ListAPIView):
         if page_key is not None and generation is None:
             generation = leaderboard_generation(variant=query.validated_data["variant"])
             _cache_set(generation_key, generation, LEADERBOARD_GENERATION_SECONDS)
-        ids = self.paginate_queryset(
-            leaderboard(**query.validated_data).values_list("pk", flat=True)
-        )
-        page = leaderboard_rows(ids=ids)
+        bot_ids = self.paginate_queryset(leaderboard_bot_ids(**query.validated_data))
+        page = leaderboard_rows(variant=query.validated_data["variant"], bot_ids=bot_ids)
         first = self.paginator.page.start_index()
         for offset, rating in enumerate(page):
             rating.rank = first + offset

@@ -25,14 +25,32 @@ def leaderboard(*, variant: Variant, include_provisional: bool = True) -> QueryS
     return ratings.order_by("-conservative", "bot_id")
 
 
-def leaderboard_rows(*, ids: list[int]) -> list[Rating]:
-    """The ratings with these ids, with bot and owner, in the order of ``ids``.
+# What a leaderboard row shows: no other column of the bot or its owner is read.
+LEADERBOARD_COLUMNS = (
+    *("bot_id", "variant_id", "mu", "sigma", "conservative", "matches", "updated_at"),
+    *("bot__name", "bot__version", "bot__owner__username"),
+)
 
-    A page of the board is first read as ids (an index-only scan, however deep the page),
-    then only its rows are joined to their bots.
-    """
-    rows = Rating.objects.filter(pk__in=ids).select_related("bot", "bot__owner").in_bulk()
-    return [rows[pk] for pk in ids]
+
+def leaderboard_bot_ids(*, variant: Variant, include_provisional: bool = True) -> QuerySet:
+    """The board as bot ids, in its order: a page of it is an index-only scan, however deep."""
+    return (
+        leaderboard(variant=variant, include_provisional=include_provisional)
+        .select_related(None)
+        .values_list("bot_id", flat=True)
+    )
+
+
+def leaderboard_rows(*, variant: Variant, bot_ids: list[int]) -> list[Rating]:
+    """The variant's ratings of these bots, with bot and owner, in the order of ``bot_ids``."""
+    rows = {
+        r.bot_id: r
+        for r in Rating.objects.filter(variant=variant, bot_id__in=bot_ids)
+        .select_related("bot", "bot__owner")
+        .only(*LEADERBOARD_COLUMNS)
+        .order_by()
+    }
+    return [rows[bot_id] for bot_id in bot_ids]
 
 
 def leaderboard_generation(*, variant: Variant) -> str:
