@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import errno
+import functools
 import os
 import threading
 import time
@@ -212,11 +213,14 @@ class BotClient:
     async def _read_capped(self, response: aiohttp.ClientResponse, started: float) -> bytes:
         cap = self.limits.max_response_bytes
         length = response.content_length
-        if length is not None and length > cap:
-            raise BotOversizeError(
-                f"the answer declares {length} bytes, over the {cap} byte limit",
-                latency_ms=_elapsed_ms(started),
-            )
+        if length is not None:
+            if length > cap:
+                raise BotOversizeError(
+                    f"the answer declares {length} bytes, over the {cap} byte limit",
+                    latency_ms=_elapsed_ms(started),
+                )
+            # aiohttp reads no more than Content-Length, so the whole body fits the cap.
+            return await response.read()
         chunks = bytearray()
         while chunk := await response.content.readany():
             chunks += chunk
@@ -241,6 +245,7 @@ def hello_message(time_limit_ms: int) -> dict[str, Any]:
     return {"protocol": PROTOCOL, "type": MessageType.HELLO, "time_limit_ms": time_limit_ms}
 
 
+@functools.lru_cache(maxsize=4096)
 def _endpoint_url(endpoint: str) -> URL:
     try:
         url = URL(endpoint)

@@ -1,18 +1,26 @@
-"""Measure the arena side by side with the bare HTTP round trip it is built on.
+"""Measure the arena side by side with what it is built on, in paired interleaved rounds.
 
-Run: .venv/bin/python bench/bench_arena.py [--rounds 5] [--matches 3] [--quick] [--parts abc]
+Run: .venv/bin/python bench/bench_arena.py [--rounds 5] [--matches 2] [--quick] [--parts abcd]
 
-Three measurements, each in one run so a noisy shared machine hits both sides alike:
+Each figure is a ratio of two sides measured in the same run, the sides taking turns round by
+round (which goes first alternates), so a noisy shared machine hits both alike; the report gives
+the median of the per-round figures and their spread (lowest to highest).
 
-(a) overhead per decision: full matches between instant bots (legal[0]) through the arena
-    (MatchRunner, HttpSeats, one BotClient) against the same bots called with a bare aiohttp
-    session posting the very same request bodies, one after another. Best of the rounds.
-(b) concurrency: bots that sleep 20 ms per decision; matches per second from one event loop and
-    one BotClient with N matches in flight against one match at a time; peak RSS of the worker.
+(a) overhead per decision: whole matches between instant bots (legal[0]) through the arena
+    (MatchRunner, HttpSeats, one BotClient) against the anchor: a bare aiohttp keep-alive
+    session of its own posting the very same request bodies, already encoded, one after
+    another, reading each answer and decoding it with orjson (the cheapest fair way to call a
+    bot with aiohttp, so the most favourable to the anchor).
+(b) concurrency: bots that answer after 20 ms; matches per second of one worker process, one
+    match at a time against 50 in flight, each match handed to the process's WorkerLoop from
+    a thread of its own, as a Celery worker's threads do; peak RSS of that process.
 (c) round trip on loopback to the example bot server, the starter bot and, for contrast, a
     plain stdlib server without TCP_NODELAY.
+(d) memory: one worker process with 200 matches in flight at once (20 ms bots); its RSS at
+    rest (loop and pool started, modules loaded) against its peak.
 
-Bots always run in other processes, so the worker's CPU time is the arena's alone.
+Bots always run in other processes; (b) and (d) run the worker in a fresh process of its own,
+so its CPU time and memory are the arena's alone.
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -35,12 +44,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import aiohttp  # noqa: E402
+import orjson  # noqa: E402
 
 from arena.limits import Limits  # noqa: E402
 from arena.match import MatchRunner, play_match  # noqa: E402
 from arena.netpolicy import NetworkPolicy  # noqa: E402
+from arena.protocol import MessageType, decision_message  # noqa: E402
 from arena.seats import HttpSeat  # noqa: E402
-from arena.transport import BotClient, encode_message  # noqa: E402
+from arena.transport import BotClient, WorkerLoop, encode_message, worker_loop  # noqa: E402
+from engine.game import Game, Phase  # noqa: E402
 from engine.presets import preset  # noqa: E402
 
 LOOPBACK = NetworkPolicy(allow_loopback=True)
@@ -186,6 +198,14 @@ class Bots:
         return "http://" + line.split("http://", 1)[1].split()[0]
 
 
+# -- paired rounds --------------------------------------------------------------------------
+
+
+def spread(values: Sequence[float]) -> str:
+    """The median of ``values`` and their range, e.g. ``1.12 (1.05-1.20)``."""
+    return f"{statistics.median(values):.2f} ({min(values):.2f}-{max(values):.2f})"
+
+
 # -- (a) overhead per decision ------------------------------------------------------------------
 
 
@@ -193,10 +213,8 @@ def _seats(client: BotClient, url: str) -> list[HttpSeat]:
     return [HttpSeat(client, f"{url}seat{s}", SECRET, label=f"s{s}") for s in range(PLAYERS)]
 
 
-async def _arena_round(
-    client: BotClient, url: str, seeds: Sequence[int]
-) -> tuple[int, float, float]:
-    decisions, wall, cpu = 0, time.perf_counter(), time.process_time()
+async def _arena_round(client: BotClient, url: str, seeds: Sequence[int]) -> tuple[int, float]:
+    decisions, wall = 0, time.perf_counter()
     for seed in seeds:
         outcome = await play_match(
             variant=OVERHEAD_VARIANT,
@@ -206,18 +224,28 @@ async def _arena_round(
             match_id=f"bench-{seed}",
         )
         decisions += sum(s.stats.calls for s in outcome.seats)
-    return decisions, time.perf_counter() - wall, time.process_time() - cpu
+    return decisions, time.perf_counter() - wall
 
 
 async def _raw_round(
     session: aiohttp.ClientSession, url: str, bodies: Sequence[bytes]
-) -> tuple[int, float, float]:
+) -> tuple[int, float]:
     headers = {"Content-Type": "application/json"}
-    wall, cpu = time.perf_counter(), time.process_time()
+    wall = time.perf_counter()
     for body in bodies:
         async with session.post(url, data=body, headers=headers) as response:
-            json.loads(await response.read())
-    return len(bodies), time.perf_counter() - wall, time.process_time() - cpu
+            orjson.loads(await response.read())
+    return len(bodies), time.perf_counter() - wall
+
+
+async def _typical_round(
+    session: aiohttp.ClientSession, url: str, messages: Sequence[dict[str, Any]]
+) -> tuple[int, float]:
+    wall = time.perf_counter()
+    for message in messages:
+        async with session.post(url, json=message) as response:
+            await response.json()
+    return len(messages), time.perf_counter() - wall
 
 
 class _Recorder:
@@ -253,79 +281,124 @@ def _recorded_bodies(seeds: Sequence[int], limits: Limits) -> list[bytes]:
     return [b for b in bodies if b'"type":"result"' not in b]
 
 
-def bench_overhead(url: str, rounds: int, matches: int) -> dict[str, float]:
-    """Return per-decision wall and CPU microseconds, arena and raw, best of ``rounds``."""
+def bench_overhead(url: str, rounds: int, matches: int) -> dict[str, Any]:
+    """Per-decision wall microseconds of the arena and of both anchors, in paired rounds.
+
+    ``raw``: pre-encoded bodies, answers read as bytes and decoded with orjson (the anchor at
+    its fastest); ``typical``: ``session.post(url, json=message)`` and ``response.json()``, as
+    aiohttp's documentation shows it. The three sides take turns, the order rotating by round.
+    """
     limits = Limits(time_limit_ms=5000)
     seeds = list(range(matches))
     bodies = _recorded_bodies(seeds, limits)
+    messages = [orjson.loads(body) for body in bodies]
+    order = ("raw", "arena", "typical")
 
-    async def main() -> dict[str, list[tuple[float, float]]]:
-        results: dict[str, list[tuple[float, float]]] = {"arena": [], "raw": []}
-        async with BotClient(limits=limits, policy=LOOPBACK) as client:
-            session = client._ensure_session()  # the very same pool and connector
-            await _arena_round(client, url, seeds[:1])  # warm up both paths
+    async def main() -> list[dict[str, float]]:
+        rows: list[dict[str, float]] = []
+        async with (
+            BotClient(limits=limits, policy=LOOPBACK) as client,
+            aiohttp.ClientSession() as session,
+        ):
+            await _arena_round(client, url, seeds[:1])  # warm up every path
             await _raw_round(session, url, bodies[:200])
-            for _ in range(rounds):
-                n, wall, cpu = await _raw_round(session, url, bodies)
-                results["raw"].append((wall * 1e6 / n, cpu * 1e6 / n))
-                n, wall, cpu = await _arena_round(client, url, seeds)
-                results["arena"].append((wall * 1e6 / n, cpu * 1e6 / n))
-        return results
+            await _typical_round(session, url, messages[:200])
+            for r in range(rounds):
+                row = {}
+                for side in order[r % 3 :] + order[: r % 3]:
+                    if side == "raw":
+                        n, wall = await _raw_round(session, url, bodies)
+                    elif side == "typical":
+                        n, wall = await _typical_round(session, url, messages)
+                    else:
+                        n, wall = await _arena_round(client, url, seeds)
+                    row[side] = wall * 1e6 / n
+                rows.append(row)
+        return rows
 
-    results = asyncio.run(main())
-    out = {"decisions": float(len(bodies)), "body_bytes": statistics.mean(map(len, bodies))}
-    for side, measured in results.items():
-        out[f"{side}_wall_us"] = min(m[0] for m in measured)
-        out[f"{side}_cpu_us"] = min(m[1] for m in measured)
-    return out
+    rows = asyncio.run(main())
+    return {
+        "decisions": len(bodies),
+        "body_bytes": statistics.mean(map(len, bodies)),
+        **{f"{side}_us": [row[side] for row in rows] for side in order},
+        "ratio": [row["arena"] / row["raw"] for row in rows],
+        "ratio_typical": [row["arena"] / row["typical"] for row in rows],
+    }
 
 
-# -- (b) concurrency ----------------------------------------------------------------------------
+# -- (b) concurrency and (d) memory, each in a worker process of its own ---------------------------
 
 
-async def _matches(client: BotClient, url: str, seeds: Sequence[int]) -> None:
-    outcomes = await asyncio.gather(
-        *(
-            play_match(
-                variant=SHORT_VARIANT,
-                seed=seed,
-                seats=_seats(client, url),
-                limits=client.limits,
-                match_id=f"conc-{seed}",
-            )
-            for seed in seeds
+def _play_short(loop: WorkerLoop, client: BotClient, url: str, seed: int) -> int:
+    """Play one short match on the worker loop from this thread; return the seats' faults."""
+    outcome = loop.run(
+        play_match(
+            variant=SHORT_VARIANT,
+            seed=seed,
+            seats=_seats(client, url),
+            limits=client.limits,
+            match_id=f"conc-{seed}",
         )
     )
-    faults = sum(s.stats.fault_count for o in outcomes for s in o.seats)
+    return sum(s.stats.fault_count for s in outcome.seats)
+
+
+def _in_flight(loop: WorkerLoop, client: BotClient, url: str, seeds: Sequence[int]) -> float:
+    """Play ``seeds`` at once, one thread each; return the seconds until all have ended."""
+    started = time.perf_counter()
+    with ThreadPoolExecutor(len(seeds)) as pool:
+        faults = sum(pool.map(lambda seed: _play_short(loop, client, url, seed), seeds))
+    elapsed = time.perf_counter() - started
     if faults:
-        raise RuntimeError(f"{faults} faults in the concurrency benchmark: the worker fell behind")
+        raise RuntimeError(f"{faults} faults with {len(seeds)} in flight: the worker fell behind")
+    return elapsed
 
 
-def bench_concurrency(url: str, rounds: int, in_flight: int, serial: int) -> dict[str, float]:
-    """Return matches per second one at a time and with ``in_flight`` at once, best of rounds."""
-    limits = Limits(time_limit_ms=1000, max_connections=1024)
+def _concurrency_worker(url: str, rounds: int, in_flight: int, serial: int, out: Any) -> None:
+    loop = worker_loop()
+    client = loop.client(limits=Limits(time_limit_ms=1000, max_connections=1024), policy=LOOPBACK)
+    _in_flight(loop, client, url, [0])
+    one, many = [], []
+    for r in range(rounds):
+        base = (r + 1) * 1000
+        for side in ("one", "many") if r % 2 == 0 else ("many", "one"):
+            if side == "one":
+                elapsed = sum(_in_flight(loop, client, url, [base + i]) for i in range(serial))
+                one.append(serial / elapsed)
+            else:
+                elapsed = _in_flight(loop, client, url, range(base, base + in_flight))
+                many.append(in_flight / elapsed)
+    out.put({"one": one, "many": many, "peak_rss_mb": _peak_rss_mb()})
 
-    async def main() -> tuple[float, float]:
-        one, many = 0.0, 0.0
-        async with BotClient(limits=limits, policy=LOOPBACK) as client:
-            await _matches(client, url, [0])
-            for r in range(rounds):
-                started = time.perf_counter()
-                for seed in range(serial):
-                    await _matches(client, url, [r * 1000 + seed])
-                one = max(one, serial / (time.perf_counter() - started))
-                started = time.perf_counter()
-                await _matches(client, url, range(r * 1000, r * 1000 + in_flight))
-                many = max(many, in_flight / (time.perf_counter() - started))
-        return one, many
 
-    one, many = asyncio.run(main())
-    return {"one": one, "many": many, "peak_rss_mb": _peak_rss_mb()}
+def _memory_worker(url: str, in_flight: int, out: Any) -> None:
+    loop = worker_loop()
+    client = loop.client(limits=Limits(time_limit_ms=1000, max_connections=1024), policy=LOOPBACK)
+    _in_flight(loop, client, url, [0])  # modules loaded, loop and pool started
+    at_rest = _current_rss_mb()
+    seconds = _in_flight(loop, client, url, range(1, in_flight + 1))
+    out.put({"at_rest_mb": at_rest, "peak_rss_mb": _peak_rss_mb(), "seconds": seconds})
+
+
+def _in_fresh_process(target: Callable[..., None], *args: Any) -> dict[str, Any]:
+    """Run ``target(*args, queue)`` in a newly started interpreter and return what it puts."""
+    spawn = multiprocessing.get_context("spawn")
+    out = spawn.Queue()
+    proc = spawn.Process(target=target, args=(*args, out))
+    proc.start()
+    result = out.get(timeout=1800)
+    proc.join()
+    return result
 
 
 def _peak_rss_mb() -> float:
     # ru_maxrss is in kilobytes on Linux.
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _current_rss_mb() -> float:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * resource.getpagesize() / 2**20
 
 
 # -- (c) round trips ----------------------------------------------------------------------------
@@ -349,15 +422,15 @@ def bench_round_trip(url: str, calls: int) -> float:
 
 
 def _sample_play_message() -> dict[str, Any]:
-    from arena.protocol import decision_message
-    from engine.game import Game
-
     game = Game(preset("oh-hell"), PLAYERS, 7)
-    while game.phase == "bid":
+    while game.phase is Phase.BID:
         game.bid(game.legal_bids()[0])
-    seat = game.to_act
     return decision_message(
-        "play", game.observation(seat), game.legal_cards(), match_id="rt", time_limit_ms=1000
+        MessageType.PLAY,
+        game.observation(game.acting_seat),
+        game.legal_cards(),
+        match_id="rt",
+        time_limit_ms=1000,
     )
 
 
@@ -365,14 +438,15 @@ def _sample_play_message() -> dict[str, Any]:
 
 
 def main() -> None:
-    """Run the three measurements and print them side by side."""
+    """Run the measurements and print each beside its anchor."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=5, help="best of this many rounds")
-    parser.add_argument("--matches", type=int, default=3, help="overhead: matches per round")
+    parser.add_argument("--rounds", type=int, default=5, help="paired rounds per figure")
+    parser.add_argument("--matches", type=int, default=2, help="overhead: matches per round")
     parser.add_argument("--in-flight", type=int, default=50, help="concurrency: matches at once")
-    parser.add_argument("--serial", type=int, default=4, help="concurrency: one-at-a-time matches")
+    parser.add_argument("--serial", type=int, default=3, help="concurrency: one-at-a-time matches")
+    parser.add_argument("--memory-in-flight", type=int, default=200, help="memory: matches at once")
     parser.add_argument("--quick", action="store_true", help="fewer rounds, for a smoke run")
-    parser.add_argument("--parts", default="abc", help="which measurements to run, e.g. a")
+    parser.add_argument("--parts", default="abcd", help="which measurements to run, e.g. ab")
     args = parser.parse_args()
     if args.quick:
         args.rounds, args.matches, args.serial = 2, 1, 2
@@ -380,44 +454,39 @@ def main() -> None:
     with Bots() as bots:
         instant = bots.start(_serve_legal_first, 0.0)
         slow = bots.start(_serve_legal_first, 0.02)
-        example = bots.start(_serve_example_bot)
-        starter = bots.start_starter_bot()
-        no_nodelay = bots.start(_serve_stdlib_without_nodelay)
 
         if "a" in args.parts:
             a = bench_overhead(instant, args.rounds, args.matches)
-            added = (a["arena_wall_us"] / a["raw_wall_us"] - 1) * 100
             print(
                 f"(a) overhead per decision: {OVERHEAD_VARIANT.name}, {PLAYERS} instant bots, "
-                f"{a['decisions']:.0f} decisions a round, mean body {a['body_bytes']:.0f} bytes, "
-                f"best of {args.rounds}"
+                f"{a['decisions']} decisions a round, mean body {a['body_bytes']:.0f} bytes, "
+                f"{args.rounds} paired rounds: median (lowest-highest)"
             )
-            print(f"    {'':<34} {'wall us':>8} {'CPU us':>8}")
-            raw = f"{a['raw_wall_us']:>8.0f} {a['raw_cpu_us']:>8.0f}"
-            print(f"    {'raw aiohttp round trip':<34} {raw}")
-            print(
-                f"    {'arena decision':<34} {a['arena_wall_us']:>8.0f} {a['arena_cpu_us']:>8.0f}"
-            )
-            print(
-                f"    arena adds {added:+.0f}% wall, "
-                f"{(a['arena_cpu_us'] / a['raw_cpu_us'] - 1) * 100:+.0f}% worker CPU "
-                f"(target: at most +25% wall)"
-            )
+            print(f"    raw aiohttp, pre-encoded bodies      {spread(a['raw_us'])} us")
+            print(f"    raw aiohttp, json= and .json()       {spread(a['typical_us'])} us")
+            print(f"    arena decision                       {spread(a['arena_us'])} us")
+            print(f"    arena / raw pre-encoded (headline)   {spread(a['ratio'])} (target <= 1.20)")
+            print(f"    arena / raw json= and .json()        {spread(a['ratio_typical'])}")
 
         if "b" in args.parts:
-            b = bench_concurrency(slow, args.rounds, args.in_flight, args.serial)
+            b = _in_fresh_process(
+                _concurrency_worker, slow, args.rounds, args.in_flight, args.serial
+            )
+            ratios = [m / o for o, m in zip(b["one"], b["many"], strict=True)]
             print(
                 f"(b) concurrency: 20 ms bots, {SHORT_VARIANT.name} max_cards=3 order=down, "
-                f"{PLAYERS} seats, one event loop and one BotClient, best of {args.rounds}"
+                f"{PLAYERS} seats, one worker process (one WorkerLoop, a thread per match), "
+                f"{args.rounds} paired rounds: median (lowest-highest)"
             )
-            print(f"    one match at a time     {b['one']:>8.2f} matches/s")
-            print(f"    {args.in_flight} matches in flight   {b['many']:>8.2f} matches/s")
-            print(
-                f"    ratio {b['many'] / b['one']:.1f}x (target: at least 40x); "
-                f"worker peak RSS {b['peak_rss_mb']:.0f} MB (target: under 300 MB)"
-            )
+            print(f"    one match at a time     {spread(b['one'])} matches/s")
+            print(f"    {args.in_flight} matches in flight   {spread(b['many'])} matches/s")
+            print(f"    ratio                   {spread(ratios)} (target >= 40)")
+            print(f"    worker peak RSS         {b['peak_rss_mb']:.0f} MB (target < 100 MB)")
 
         if "c" in args.parts:
+            example = bots.start(_serve_example_bot)
+            starter = bots.start_starter_bot()
+            no_nodelay = bots.start(_serve_stdlib_without_nodelay)
             print("(c) round trip on loopback, one signed play call through BotClient, median")
             for name, url, calls in (
                 ("example bot (aiohttp, TCP_NODELAY)", example, 500),
@@ -425,6 +494,16 @@ def main() -> None:
                 ("stdlib server without TCP_NODELAY", no_nodelay, 20),
             ):
                 print(f"    {name:<38} {bench_round_trip(url, calls):>8.2f} ms")
+
+        if "d" in args.parts:
+            d = _in_fresh_process(_memory_worker, slow, args.memory_in_flight)
+            print(
+                f"(d) memory: one worker process, {args.memory_in_flight} matches in flight "
+                f"(20 ms bots, a thread per match), played in {d['seconds']:.1f} s"
+            )
+            print(f"    RSS at rest (loop and pool started)  {d['at_rest_mb']:.0f} MB")
+            peak = d["peak_rss_mb"]
+            print(f"    peak RSS                             {peak:.0f} MB (target < 150 MB)")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ docker/.env.example.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from pathlib import Path
 
@@ -247,6 +248,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Served offline: no web fonts (api/redoc.html), no online validator badge in Swagger UI.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     "COMPONENT_SPLIT_REQUEST": True,
     # Several models have a "status"; name each choice set after its model.
     "ENUM_NAME_OVERRIDES": {
@@ -281,10 +284,14 @@ LOGGING = {
     "loggers": {"django": {"handlers": [], "propagate": True}},
 }
 
-if _embedded:
-    # Settings are imported once per process, so this line is printed once per process.
+# Set once the embedded-defaults line has been printed; processes started from this one (the
+# development server's reloader, workers) inherit it and stay quiet, and so do later commands
+# of ./run, which sets it after its first.
+EMBEDDED_NOTED = "OHHELL_EMBEDDED_NOTED"
+if _embedded and not os.environ.get(EMBEDDED_NOTED):
     print(
         f"ohhell: running on embedded defaults ({', '.join(_embedded)}); "
         "set DATABASE_URL, REDIS_URL and SECRET_KEY for production.",
         file=sys.stderr,
     )
+    os.environ[EMBEDDED_NOTED] = "1"

@@ -17,7 +17,9 @@ ROOT = Path(__file__).resolve().parent.parent
 CLEAN = {
     k: v
     for k, v in os.environ.items()
-    if not k.startswith(("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DEBUG", "BOT_", "DJANGO_"))
+    if not k.startswith(
+        ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DEBUG", "BOT_", "DJANGO_", "OHHELL_")
+    )
 }
 
 

@@ -17,7 +17,14 @@ from django.contrib.auth.models import Group, User
 from django.db import transaction
 
 from arena.botserver import make_app
-from tournaments.models import ORGANISERS_GROUP, Bot, BotStatus, Tournament, Variant
+from tournaments.models import (
+    ORGANISERS_GROUP,
+    Bot,
+    BotStatus,
+    Tournament,
+    TournamentStatus,
+    Variant,
+)
 from tournaments.services.bots import bot_register, bot_verify
 from tournaments.services.tournaments import tournament_create, tournament_start
 
@@ -108,6 +115,19 @@ def register_roster(urls: dict[str, str], say: Callable[[str], None]) -> list[Bo
         say(f"  {name:<18} {url:<28} hello {state}, {bot.status}")
         bots.append(bot)
     return [b for b in bots if b.status == BotStatus.ACTIVE]
+
+
+def finished_demo_tournament(*, variant_name: str) -> Tournament | None:
+    """The latest demo tournament of the variant that was played to the end, if any."""
+    return (
+        Tournament.objects.filter(
+            organiser__username=DEMO_USER,
+            variant__name=variant_name,
+            status=TournamentStatus.FINISHED,
+        )
+        .order_by("-finished_at", "-pk")
+        .first()
+    )
 
 
 def start_tournament(bots: list[Bot], *, variant_name: str, rounds: int) -> Tournament:

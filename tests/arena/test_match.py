@@ -29,6 +29,8 @@ SHORT = preset("oh-hell", max_cards=3, order="down", first_dealer="random")
 # Five deals (3, 2, 1, 2, 3 cards): enough bids and plays for a bot to pass the fault threshold.
 MEDIUM = preset("oh-hell", max_cards=3, order="down_up", first_dealer="random")
 LIMITS = Limits(time_limit_ms=150, grace_ms=100, max_faults_per_match=4)
+# For bots that never answer in time, short limits: the cut, not the bot, sets the test's pace.
+SHORT_LIMITS = Limits(time_limit_ms=40, grace_ms=40, max_faults_per_match=4)
 LOOPBACK = NetworkPolicy(allow_loopback=True)
 CARD_BYTES = re.compile(rb"\b[23456789TJQKA][CDHS]\b")
 
@@ -62,12 +64,17 @@ def _heuristics(count: int) -> list[LocalSeat]:
 
 
 async def _match_with(
-    url: str, *, seed: int = 3, variant: Any = SHORT, match_id: str = "m-hostile"
+    url: str,
+    *,
+    seed: int = 3,
+    variant: Any = SHORT,
+    match_id: str = "m-hostile",
+    limits: Limits = LIMITS,
 ) -> Any:
-    async with BotClient(limits=LIMITS, policy=LOOPBACK) as client:
+    async with BotClient(limits=limits, policy=LOOPBACK) as client:
         seats = [HttpSeat(client, url, "s3cret", label="hostile"), *_heuristics(3)]
         return await play_match(
-            variant=variant, seed=seed, seats=seats, limits=LIMITS, match_id=match_id
+            variant=variant, seed=seed, seats=seats, limits=limits, match_id=match_id
         )
 
 
@@ -90,16 +97,17 @@ def _decisions(replay: dict[str, Any]) -> Iterator[tuple[int, str, tuple[Any, ..
 def test_a_hostile_bot_is_contained_and_the_match_completes(
     hostile_bots: Any, behaviour: str
 ) -> None:
-    outcome = asyncio.run(_match_with(hostile_bots[behaviour]))
-    hostile, *others = outcome.seats
     kind = HOSTILE[behaviour]
+    limits = SHORT_LIMITS if kind == "timeout" else LIMITS
+    outcome = asyncio.run(_match_with(hostile_bots[behaviour], limits=limits))
+    hostile, *others = outcome.seats
     assert outcome.replay["finished"] is True
     assert set(hostile.stats.faults) == {kind}
-    assert hostile.stats.fault_count == LIMITS.max_faults_per_match
+    assert hostile.stats.fault_count == limits.max_faults_per_match
     assert hostile.stats.disqualified is True
     assert hostile.rating_rank == 4
     sample = hostile.stats.faults[kind]
-    cut_ms = LIMITS.time_limit_for("bid") + LIMITS.grace_ms
+    cut_ms = limits.time_limit_for("bid") + limits.grace_ms
     assert sample.latency_ms is not None and sample.latency_ms < cut_ms + 250
     for seat in others:
         assert seat.stats.fault_count == 0

@@ -34,7 +34,7 @@ from engine.presets import preset
 from tests.arena.hostile_bots import HostileBots
 
 LOOPBACK = NetworkPolicy(allow_loopback=True)
-LIMITS = Limits(time_limit_ms=300, grace_ms=100, max_response_bytes=64 * 1024)
+LIMITS = Limits(time_limit_ms=150, grace_ms=100, max_response_bytes=64 * 1024)
 # Generous: these tests check that a call is cut, not how precisely.
 MARGIN_S = 1.0
 
@@ -43,7 +43,7 @@ BID = {
     "type": "bid",
     "hand": ["TD", "AS", "3H"],
     "legal": [0, 1, 2, 3],
-    "time_limit_ms": 300,
+    "time_limit_ms": 150,
 }
 PLAY = {**BID, "type": "play", "legal": ["TD", "AS"]}
 

@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -35,7 +36,7 @@ from tests.engine.strategies import variant_and_players
 from tests.engine.support import play_random, trick_winner
 
 ALL_CARDS = [r + s for s in "CDHS" for r in "23456789TJQKA"]
-CARD = re.compile(r'"([2-9TJQKA][CDHS])"')
+CARD = re.compile(rb'"([2-9TJQKA][CDHS])"')
 SEEDS = st.integers(0, 2**63 - 1)
 PROPERTY = settings(max_examples=60, deadline=None)
 
@@ -116,7 +117,7 @@ def check_observations(game: Game) -> None:
     for seat in range(game.players):
         view = game.observation(seat)
         allowed = set(card_names(deal.hands[seat])) | played | turned
-        assert set(CARD.findall(json.dumps(view))) <= allowed
+        assert {card.decode() for card in CARD.findall(orjson.dumps(view))} <= allowed
         if game.variant.bidding == "closed" and not all_bid:
             assert all(b is None for s, b in enumerate(view["bids"]) if s != seat)
 

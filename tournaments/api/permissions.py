@@ -27,3 +27,12 @@ class IsOrganiserOrReadOnly(permissions.BasePermission):
         if not request.user.is_authenticated:
             return False
         return is_organiser(request.user)
+
+
+class IsStaffOrReadOnly(permissions.BasePermission):
+    """Anyone may read; only staff switch ladders on, pause and resume them."""
+
+    message = "Only staff may change ladders."
+
+    def has_permission(self, request, view) -> bool:
+        return request.method in permissions.SAFE_METHODS or bool(request.user.is_staff)

@@ -7,8 +7,9 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from tournaments.api.serializers import StrictCharField
+from tournaments.api.serializers import StrictBooleanField, StrictCharField
 from tournaments.models import (
+    Ladder,
     Match,
     MatchSeat,
     Rating,
@@ -18,6 +19,7 @@ from tournaments.models import (
     TournamentFormat,
     Variant,
 )
+from tournaments.models.competitions import rounds_help
 from tournaments.rating_math import is_provisional
 from tournaments.services.tournaments import MAX_ENTRIES
 
@@ -79,7 +81,9 @@ class TournamentInput(serializers.Serializer):
     )
     table_size = StrictIntegerField(min_value=3, max_value=8, default=4)
     time_limit_ms = StrictIntegerField(min_value=10, max_value=120_000, default=1000)
-    rounds = StrictIntegerField(min_value=1, max_value=MAX_ROUNDS, default=1)
+    rounds = StrictIntegerField(
+        min_value=1, max_value=MAX_ROUNDS, default=1, help_text=rounds_help()
+    )
     start_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
     seed = StrictIntegerField(min_value=0, max_value=MAX_ID, required=False)
 
@@ -107,6 +111,7 @@ class TournamentOutput(serializers.ModelSerializer):
 
     class Meta:
         model = Tournament
+        extra_kwargs = {"rounds": {"help_text": rounds_help()}}
         fields = [
             "id",
             "name",
@@ -160,7 +165,14 @@ class StandingOutput(serializers.Serializer):
     exact_bid_rate = serializers.FloatField(allow_null=True)
     faults = serializers.IntegerField()
     wins = serializers.IntegerField()
-    duplicate_score = serializers.FloatField(allow_null=True)
+    duplicate_score = serializers.FloatField(
+        allow_null=True,
+        help_text="duplicate format: points minus the mean of the same seat and deal, summed",
+    )
+    byes = serializers.IntegerField(help_text="Swiss: rounds the bot sat out")
+    swiss_points = serializers.FloatField(
+        allow_null=True, help_text="Swiss: table size minus rank per match, byes as average"
+    )
     head_to_head = serializers.DictField(
         child=serializers.ListField(child=serializers.IntegerField()),
         help_text="opponent id -> [matches ahead, level, behind]",
@@ -168,6 +180,7 @@ class StandingOutput(serializers.Serializer):
 
 
 class StandingsOutput(serializers.Serializer):
+    ranking_rule = serializers.CharField(help_text="how this format orders its standings")
     standings = StandingOutput(many=True)
     winners = serializers.ListField(child=serializers.IntegerField())
     tie_for_first = serializers.BooleanField()
@@ -363,3 +376,33 @@ class RecomputeConflictOutput(serializers.Serializer):
     """409: a recompute is already queued or running; the body names it."""
 
     error = RecomputeConflictError()
+
+
+class LadderInput(serializers.Serializer):
+    variant = VariantRefField()
+    table_size = StrictIntegerField(min_value=3, max_value=8, default=4)
+    time_limit_ms = StrictIntegerField(min_value=10, max_value=120_000, required=False)
+    duplicate = StrictBooleanField(
+        default=True, help_text="play each table's deals once per seat rotation, rated as one"
+    )
+
+
+class LadderOutput(serializers.ModelSerializer):
+    variant = serializers.CharField(source="variant.name")
+    matches_in_flight = serializers.IntegerField(help_text="ladder matches queued or playing")
+    matches_finished = serializers.IntegerField()
+
+    class Meta:
+        model = Ladder
+        fields = [
+            "id",
+            "variant",
+            "status",
+            "table_size",
+            "time_limit_ms",
+            "duplicate",
+            "matches_in_flight",
+            "matches_finished",
+            "created_at",
+            "updated_at",
+        ]

@@ -154,6 +154,7 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
         "standings": standings["standings"],
         "winners": set(standings["winners"]) if standings["final"] else set(),
         "tie_for_first": standings["tie_for_first"],
+        "ranking_rule": standings["ranking_rule"],
         "page": page,
         "now": timezone.now(),
         "api_url": f"/api/tournaments/{tournament.pk}/",

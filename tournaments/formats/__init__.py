@@ -19,7 +19,6 @@ from tournaments.formats.duplicate import (
     duplicate_differences,
     rotations,
 )
-from tournaments.formats.ladder import LadderBot, LadderParams, ladder_pick, pair_quality
 from tournaments.formats.round_robin import matches_per_bot, round_robin
 from tournaments.formats.swiss import repeated_tables, swiss_round, swiss_table_sizes
 
@@ -29,15 +28,11 @@ __all__ = [
     "DuplicateResult",
     "Fixture",
     "FixtureError",
-    "LadderBot",
-    "LadderParams",
     "duplicate",
     "duplicate_differences",
     "fixture_seed",
-    "ladder_pick",
     "matches_per_bot",
     "pair_counts",
-    "pair_quality",
     "repeated_tables",
     "rotations",
     "round_robin",

@@ -20,6 +20,49 @@ class TournamentFormat(models.TextChoices):
     LADDER = "ladder", "continuous ladder"
 
 
+# What ``rounds`` means in each format: the API schema's help text and the README say these
+# words (a test compares them).
+ROUNDS_MEANING: dict[str, str] = {
+    TournamentFormat.ROUND_ROBIN: (
+        "each bot plays at least `rounds` matches, rounded up so that every bot plays the same "
+        "number (exactly `rounds` full rounds when the table size divides the number of bots)"
+    ),
+    TournamentFormat.DUPLICATE: (
+        "the round robin's tables for `rounds`, each then replayed in every seat rotation: "
+        "each bot plays at least `rounds` x table size matches"
+    ),
+    TournamentFormat.SWISS: (
+        "the number of Swiss rounds; each round seats every bot once or gives it a bye"
+    ),
+    TournamentFormat.LADDER: (
+        "the match budget: `rounds` x bots / table size matches in all (about `rounds` per "
+        "bot), then the event finishes"
+    ),
+}
+
+# How each format's standings are ordered: the standings answer and the dashboard say it.
+RANKING_RULE: dict[str, str] = {
+    TournamentFormat.ROUND_ROBIN: "by total score; equal totals share a place",
+    TournamentFormat.DUPLICATE: (
+        "by duplicate score: the sum, deal by deal, of the bot's points minus the mean of the "
+        "same seat and deal over its group's rotations (positive: it made more of those cards "
+        "than the others did); equal scores share a place"
+    ),
+    TournamentFormat.SWISS: (
+        "by Swiss points: table size minus finishing rank in each match (a shared rank shares "
+        "the points), and a bye counts as an average result, (table size - 1) / 2; then by "
+        "total score; bots equal on both share a place"
+    ),
+    TournamentFormat.LADDER: "by total score; equal totals share a place",
+}
+
+
+def rounds_help() -> str:
+    """The help text of ``rounds``: its meaning in every format."""
+    meanings = "; ".join(f"{fmt}: {text}" for fmt, text in ROUNDS_MEANING.items())
+    return f"What rounds means depends on the format. {meanings}."
+
+
 class TournamentStatus(models.TextChoices):
     DRAFT = "draft", "draft"
     SCHEDULED = "scheduled", "scheduled"

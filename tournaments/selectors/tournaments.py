@@ -25,7 +25,15 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from tournaments.formats import DuplicateResult, duplicate_differences
-from tournaments.models import Match, MatchSeat, MatchStatus, Tournament, TournamentEntry
+from tournaments.models import (
+    Match,
+    MatchSeat,
+    MatchStatus,
+    Tournament,
+    TournamentEntry,
+    TournamentFormat,
+)
+from tournaments.models.competitions import RANKING_RULE
 
 
 def _count_of(model, **filters) -> Coalesce:
@@ -130,6 +138,8 @@ class Standing:
     faults: int = 0
     wins: int = 0
     duplicate_score: float | None = None
+    byes: int = 0
+    swiss_points: float | None = None
     place: int = 0
     head_to_head: dict[int, list[int]] = field(default_factory=dict)
 
@@ -152,6 +162,8 @@ class Standing:
             "duplicate_score": None
             if self.duplicate_score is None
             else round(self.duplicate_score, 2),
+            "byes": self.byes,
+            "swiss_points": self.swiss_points,
             "head_to_head": {str(k): v for k, v in sorted(self.head_to_head.items())},
         }
 
@@ -196,14 +208,17 @@ def tournament_standings(*, tournament: Tournament) -> dict[str, Any]:
                 if other.bot_id != seat.bot_id:
                     h2h = line.head_to_head.setdefault(other.bot_id, [0, 0, 0])
                     h2h[_compare(seat.score, other.score)] += 1
-    if tournament.format == "duplicate":
+    if tournament.format == TournamentFormat.DUPLICATE:
         _add_duplicate_scores(tournament, lines, tables)
+    if tournament.format == TournamentFormat.SWISS:
+        _add_swiss_points(tournament, lines)
     key = _sort_key(tournament)
     ordered = sorted(lines.values(), key=lambda s: (key(s), s.bot_name))
     for line in ordered:
         line.place = 1 + sum(1 for other in ordered if key(other) < key(line))
     leaders = [line for line in ordered if line.place == 1]
     return {
+        "ranking_rule": RANKING_RULE[tournament.format],
         "standings": [line.to_dict() for line in ordered],
         "winners": [line.bot_id for line in leaders] if ordered else [],
         "tie_for_first": len(leaders) > 1,
@@ -212,9 +227,22 @@ def tournament_standings(*, tournament: Tournament) -> dict[str, Any]:
 
 
 def _sort_key(tournament: Tournament):
-    if tournament.format == "duplicate":
+    """The order of ``RANKING_RULE`` for the tournament's format."""
+    if tournament.format == TournamentFormat.DUPLICATE:
         return lambda s: -(s.duplicate_score or 0.0)
+    if tournament.format == TournamentFormat.SWISS:
+        return lambda s: (-(s.swiss_points or 0.0), -s.total_score)
     return lambda s: -s.total_score
+
+
+def _add_swiss_points(tournament: Tournament, lines: dict[int, Standing]) -> None:
+    """Swiss points and byes on every entered bot's line, including bots yet to finish a match."""
+    names = dict(tournament.entries.values_list("bot_id", "bot__name"))
+    byes = swiss_byes(tournament=tournament)
+    for bot_id, points in swiss_points(tournament=tournament).items():
+        line = lines.setdefault(bot_id, Standing(bot_id, names.get(bot_id, "")))
+        line.swiss_points = points
+        line.byes = byes.get(bot_id, 0)
 
 
 def _compare(mine: int | None, theirs: int | None) -> int:
@@ -245,15 +273,32 @@ def _add_duplicate_scores(
             lines[bot_id].duplicate_score = diff
 
 
+def swiss_byes(*, tournament: Tournament) -> dict[int, int]:
+    """How many of the rounds made so far each entered bot sat out."""
+    entered = set(tournament.entries.values_list("bot_id", flat=True))
+    seated: dict[int, set[int]] = defaultdict(set)
+    for round_, bot_id in MatchSeat.objects.filter(match__tournament=tournament).values_list(
+        "match__round", "bot_id"
+    ):
+        seated[round_].add(bot_id)
+    byes = dict.fromkeys(entered, 0)
+    for bots in seated.values():
+        for bot_id in entered - bots:
+            byes[bot_id] += 1
+    return byes
+
+
 def swiss_points(*, tournament: Tournament) -> dict[int, float]:
-    """Swiss standing points per entered bot: table size minus rank, summed (ties share)."""
-    points = {bot_id: 0.0 for bot_id in tournament.entries.values_list("bot_id", flat=True)}
+    """Swiss standing points per entered bot (``RANKING_RULE``): table size minus rank per
+    finished match, summed (ties share), plus an average result, (size - 1) / 2, per bye."""
     size = tournament.table_size
+    bye_points = (size - 1) / 2
+    points = {bot: bye_points * n for bot, n in swiss_byes(tournament=tournament).items()}
     rows = (
         MatchSeat.objects.filter(match__tournament=tournament, match__status=MatchStatus.FINISHED)
         .values("bot_id")
         .annotate(p=Sum(size - F("rank")))
     )
     for row in rows:
-        points[row["bot_id"]] = float(row["p"] or 0)
+        points[row["bot_id"]] = points.get(row["bot_id"], 0.0) + float(row["p"] or 0)
     return points

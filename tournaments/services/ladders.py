@@ -43,9 +43,17 @@ SHARE_WINDOW = timedelta(days=1)
 OPEN = (MatchStatus.QUEUED, MatchStatus.RUNNING)
 
 
-def _top_up_soon() -> None:
+def ladders_top_up_soon() -> None:
+    """Send a top-up to the ladder queue once the current transaction commits.
+
+    Not when tasks run in-process (eager, as in tests on SQLite): there a top-up would play
+    its matches at once, each finished match topping up again, without end. Ladders run on
+    real workers, topped up by beat and by their finished matches.
+    """
     from tournaments.tasks import top_up_ladders
 
+    if top_up_ladders.app.conf.task_always_eager:
+        return
     transaction.on_commit(top_up_ladders.delay)
 
 
@@ -62,7 +70,7 @@ def bot_set_ladder_opt_in(*, bot: Bot, enabled: bool) -> Bot:
         bot.ladder_opt_in = enabled
         bot.save(update_fields=["ladder_opt_in", "updated_at"])
         if enabled:
-            _top_up_soon()
+            ladders_top_up_soon()
     return bot
 
 
@@ -98,7 +106,7 @@ def ladder_create(
     )
     ladder.full_clean(exclude=["variant"])
     ladder.save()
-    _top_up_soon()
+    ladders_top_up_soon()
     return ladder
 
 
@@ -134,7 +142,7 @@ def ladder_resume(*, ladder: Ladder) -> Ladder:
     ladder = _move(ladder, LadderStatus.PAUSED, LadderStatus.RUNNING)
     for match in _sendable(ladder):
         match_enqueue(match=match)
-    _top_up_soon()
+    ladders_top_up_soon()
     return ladder
 
 

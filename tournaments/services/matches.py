@@ -169,7 +169,8 @@ def match_record_outcome(*, match_id: int, token: str, outcome: MatchOutcome) ->
 
 def _after_finish(match: Match) -> None:
     """Hand the ended match to the ratings and its tournament or ladder once committed."""
-    from tournaments.tasks import advance_tournament, rate_finished_matches, top_up_ladders
+    from tournaments.services.ladders import ladders_top_up_soon
+    from tournaments.tasks import advance_tournament, rate_finished_matches
 
     if match.status == MatchStatus.FINISHED:
         transaction.on_commit(rate_finished_matches.delay)
@@ -179,7 +180,7 @@ def _after_finish(match: Match) -> None:
     if match.ladder_id is not None:
         if match.duplicate_group:
             _send_next_rotation(match)
-        transaction.on_commit(top_up_ladders.delay)
+        ladders_top_up_soon()
 
 
 def _send_next_rotation(match: Match) -> None:

@@ -13,13 +13,13 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from django.db import transaction
-from django.db.models import Count, Q
 from django.utils import timezone
 
 from engine.errors import InvalidVariantError
 from engine.variant import Variant as EngineVariant
 from tournaments import formats
 from tournaments.errors import ApplicationError
+from tournaments.formats.matchmaking import Candidate, pick_tables
 from tournaments.models import (
     Bot,
     BotStatus,
@@ -32,6 +32,7 @@ from tournaments.models import (
     TournamentStatus,
     Variant,
 )
+from tournaments.rating_math import RatingParams, is_provisional
 from tournaments.services.matches import match_enqueue, matches_create
 
 LADDER_IN_FLIGHT = 4
@@ -246,12 +247,18 @@ def _next_swiss_round(tournament: Tournament) -> bool:
     played_rounds = tournament.matches.values("round").distinct().count()
     if played_rounds >= tournament.rounds:
         return False
-    from tournaments.selectors.tournaments import swiss_points
+    from tournaments.selectors.tournaments import swiss_byes, swiss_points
 
     points = swiss_points(tournament=tournament)
     history = {frozenset(seats) for seats in _tables(tournament)}
+    had_bye = {bot for bot, n in swiss_byes(tournament=tournament).items() if n}
     fixtures = formats.swiss_round(
-        sorted(points.items()), tournament.table_size, played_rounds, tournament.seed, history
+        sorted(points.items()),
+        tournament.table_size,
+        played_rounds,
+        tournament.seed,
+        history,
+        had_bye=had_bye,
     )
     _create_matches(tournament, fixtures)
     return True
@@ -267,7 +274,11 @@ def _tables(tournament: Tournament) -> list[list[int]]:
 
 
 def ladder_fill(*, tournament: Tournament) -> int:
-    """Keep ``LADDER_IN_FLIGHT`` ladder matches queued or running; return how many were added."""
+    """Keep ``LADDER_IN_FLIGHT`` ladder matches queued or running; return how many were added.
+
+    Tables come from the always-on ladders' matchmaker (``tournaments/formats/matchmaking.py``)
+    among the entered bots not at an open table, with the games each played in this event.
+    """
     budget = tournament.rounds * tournament.entries.count() // tournament.table_size
     made = tournament.matches.count()
     in_flight = tournament.matches.exclude(status__in=TERMINAL).count()
@@ -279,38 +290,38 @@ def ladder_fill(*, tournament: Tournament) -> int:
         .exclude(match__status__in=TERMINAL)
         .values_list("bot_id", flat=True)
     )
-    games = dict(
-        TournamentEntry.objects.filter(tournament=tournament)
-        .annotate(n=Count("bot__seats", filter=Q(bot__seats__match__tournament=tournament)))
-        .values_list("bot_id", "n")
-    )
+    entered = _entered_bot_ids(tournament)
+    seats: dict[int, list[int]] = {bot: [0] * tournament.table_size for bot in entered}
+    for bot, seat in MatchSeat.objects.filter(match__tournament=tournament).values_list(
+        "bot_id", "seat"
+    ):
+        seats[bot][seat] += 1
     ratings = {
         r.bot_id: r
-        for r in Rating.objects.filter(variant_id=tournament.variant_id, bot_id__in=games)
+        for r in Rating.objects.filter(variant_id=tournament.variant_id, bot_id__in=entered)
     }
-    rng = random.Random(formats.fixture_seed(tournament.seed, "ladder", made))
-    fixtures = []
-    for i in range(wanted):
-        free = [
-            formats.LadderBot(
-                id=b,
-                games=n,
-                mu=getattr(ratings.get(b), "mu", 25.0),
-                sigma=getattr(ratings.get(b), "sigma", 25.0 / 3),
-            )
-            for b, n in sorted(games.items())
-            if b not in busy
-        ]
-        if len(free) < tournament.table_size:
-            break
-        seats = formats.ladder_pick(free, tournament.table_size, rng)
-        busy.update(seats)
-        fixtures.append(
-            formats.Fixture(
-                round=made + i,
-                table=0,
-                seats=seats,
-                seed=formats.fixture_seed(tournament.seed, "ladder", made + i),
-            )
+    start = RatingParams.from_dict(tournament.variant.rating_params)
+    candidates = [
+        Candidate(
+            id=bot,
+            mu=ratings[bot].mu if bot in ratings else start.mu,
+            sigma=ratings[bot].sigma if bot in ratings else start.sigma,
+            provisional=is_provisional(ratings[bot].matches if bot in ratings else 0),
+            recent=sum(seats[bot]),
+            seats=tuple(seats[bot]),
         )
+        for bot in entered
+        if bot not in busy
+    ]
+    rng = random.Random(formats.fixture_seed(tournament.seed, "ladder", made))
+    tables = pick_tables(candidates, tournament.table_size, wanted, rng)
+    fixtures = [
+        formats.Fixture(
+            round=made + i,
+            table=0,
+            seats=table,
+            seed=formats.fixture_seed(tournament.seed, "ladder", made + i),
+        )
+        for i, table in enumerate(tables)
+    ]
     return _create_matches(tournament, fixtures)

@@ -369,3 +369,9 @@ def test_the_owner_opts_a_bot_into_the_ladder_and_out_again(bot, owner, other_us
     client.post(f"/my/bots/{bot.pk}/ladder/", {})
     assert not Bot.objects.get(pk=bot.pk).ladder_opt_in
     assert client.get(f"/my/bots/{bot.pk}/ladder/").status_code == 405
+
+
+@pytest.mark.parametrize("url", ["/", "/signup/", "/signin/", "/write-a-bot/"])
+def test_pages_start_with_a_skip_link_to_the_content(client, url):
+    page = Page(client.get(url).content.decode())
+    assert page.links[0] == "#content" and "content" in page.ids

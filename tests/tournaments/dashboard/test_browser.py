@@ -1,4 +1,7 @@
-"""The dashboard in a real browser: Debian's Chromium, driven by Playwright, on the live server."""
+"""The dashboard in a real browser: Chromium, driven by Playwright, on the live server.
+
+``./run test`` finds or installs the Chromium (tests/browser.py); without one these tests skip.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from pathlib import Path
 import pytest
 from django.contrib.auth.models import User
 
+from tests.browser import HOW_TO_ENABLE, find_chromium
 from tests.tournaments.dashboard.world import World, build_world, play_and_record
 from tournaments.models import Rating, Replay
 
@@ -16,7 +20,6 @@ from tournaments.models import Rating, Replay
 # loop; Django would otherwise refuse database calls from the test thread.
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
-CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -34,17 +37,13 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
     """One headless Chromium for the whole session."""
-    if not CHROMIUM.exists():
-        pytest.fail(
-            "The browser tests need Debian's Chromium at /usr/bin/chromium: install it with "
-            "`apt-get update && apt-get install -y chromium` "
-            "(Playwright cannot download its own browsers here).",
-            pytrace=False,
-        )
+    chromium = find_chromium()
+    if chromium is None:
+        pytest.skip(f"no Chromium for the browser tests: {HOW_TO_ENABLE}")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        browser = playwright.chromium.launch(executable_path=str(chromium), args=CHROMIUM_ARGS)
         yield browser
         browser.close()
 
@@ -177,6 +176,9 @@ def test_every_page_renders_without_script_errors(page, world):
         "variants": "/variants/",
         "tournaments": "/tournaments/",
         "match-queued": f"/matches/{world.queued[-1].pk}/",
+        "write-a-bot": "/write-a-bot/",
+        "sign-up": "/signup/",
+        "sign-in": "/signin/",
         "not-found": "/bots/999999/",
     }
     for name, path in pages.items():
@@ -188,8 +190,29 @@ def test_every_page_renders_without_script_errors(page, world):
     for name, path in {
         "phone-leaderboard": f"/leaderboard/{world.variant.name}/",
         "phone-match": f"/matches/{world.finished[0].pk}/",
+        "phone-write-a-bot": "/write-a-bot/",
+        "phone-sign-up": "/signup/",
     }.items():
         page.goto(path)
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 390, f"{path} scrolls sideways on a phone ({width} px)"
         shoot(page, name)
+
+
+def test_my_bots_pages_fit_a_phone_and_a_laptop(page, world):
+    owner = world.bots[0].owner
+    page.goto("/signin/")
+    page.get_by_label("Username").fill(owner.username)
+    page.get_by_label("Password").fill("a-long-test-passphrase-42")
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url("**/my/bots/")
+    for width in (1366, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        for name, path in {
+            "my-bots": "/my/bots/",
+            "my-bot": f"/my/bots/{world.bots[0].pk}/",
+        }.items():
+            page.goto(path)
+            scroll = page.evaluate("document.documentElement.scrollWidth")
+            assert scroll <= width, f"{path} scrolls sideways at {width} px ({scroll} px)"
+            shoot(page, f"{name}-{width}")

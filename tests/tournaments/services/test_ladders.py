@@ -226,3 +226,25 @@ def test_a_ladder_group_is_rated_as_one_once_every_rotation_has_ended(
     rated = Match.objects.filter(ladder=ladder)
     assert len(set(rated.values_list("rating_group", flat=True))) == 1
     assert RatingHistory.objects.count() == 4  # one update for the four bots
+
+
+def test_in_process_tasks_never_chain_ladder_top_ups(
+    ladder, ladder_bots, django_capture_on_commit_callbacks
+):
+    from config.celery_app import app
+
+    ladder_bots(3)
+    (newcomer,) = ladder_bots(1, ladder_opt_in=False)
+    before = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    try:
+        with django_capture_on_commit_callbacks() as callbacks:
+            bot_set_ladder_opt_in(bot=newcomer, enabled=True)
+    finally:
+        app.conf.task_always_eager = before
+    # Run eagerly, a top-up would play its matches and each would top up again, without end.
+    assert callbacks == []
+    with django_capture_on_commit_callbacks() as callbacks:
+        bot_set_ladder_opt_in(bot=newcomer, enabled=False)
+        bot_set_ladder_opt_in(bot=newcomer, enabled=True)
+    assert len(callbacks) == 1  # on real workers, opting in tops the ladders up

@@ -9,7 +9,12 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from tournaments.demo import BotHost, register_roster, start_tournament
+from tournaments.demo import (
+    BotHost,
+    finished_demo_tournament,
+    register_roster,
+    start_tournament,
+)
 from tournaments.models import TournamentStatus
 from tournaments.rating_math import is_provisional
 from tournaments.selectors.ratings import leaderboard
@@ -28,6 +33,11 @@ class Command(BaseCommand):
         parser.add_argument("--port", type=int, default=8000, help="port of the dashboard")
         parser.add_argument("--no-serve", action="store_true", help="stop after the leaderboard")
         parser.add_argument("--timeout", type=int, default=900, help="seconds to wait for play")
+        parser.add_argument(
+            "--again",
+            action="store_true",
+            help="play another demo tournament although one was played before",
+        )
 
     def handle(self, *args, **options) -> None:
         say = self.stdout.write
@@ -44,12 +54,20 @@ class Command(BaseCommand):
         bots = register_roster(host.urls, say)
         if len(bots) < 4:
             raise CommandError("fewer than four demo bots passed verification")
-        mode = "Celery workers" if settings.REDIS_URL else "in-process tasks"
-        say(f"Playing a round robin of {options['variant']} through {mode} ...")
-        tournament = start_tournament(
-            bots, variant_name=options["variant"], rounds=options["rounds"]
-        )
-        self._wait(tournament, options["timeout"])
+        # Each demo tournament adds rated matches; a second start shows the first one's results.
+        tournament = finished_demo_tournament(variant_name=options["variant"])
+        if tournament is not None and not options["again"]:
+            say(
+                f"{tournament.name} was played before: showing its results "
+                "(`manage.py demo --again` plays another)."
+            )
+        else:
+            mode = "Celery workers" if settings.REDIS_URL else "in-process tasks"
+            say(f"Playing a round robin of {options['variant']} through {mode} ...")
+            tournament = start_tournament(
+                bots, variant_name=options["variant"], rounds=options["rounds"]
+            )
+            self._wait(tournament, options["timeout"])
         self._print_leaderboard(tournament)
         if options["no_serve"]:
             host.stop()

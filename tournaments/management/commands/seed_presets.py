@@ -2,6 +2,7 @@
 
 from django.core.management.base import BaseCommand
 
+from engine import PRESETS
 from tournaments.services.ladders import ladder_ensure_default
 from tournaments.services.variants import variants_seed_presets
 
@@ -12,8 +13,12 @@ class Command(BaseCommand):
         "(idempotent)."
     )
 
-    def handle(self, *args, **options) -> None:
-        created = variants_seed_presets()
-        self.stdout.write(f"Preset variants stored ({created} new).")
+    def handle(self, *args: object, **options: object) -> None:
+        added = variants_seed_presets()
+        total = len(PRESETS)
+        if added:
+            self.stdout.write(f"Preset variants: {added} added, all {total} stored.")
+        else:
+            self.stdout.write(f"Preset variants: all {total} stored already.")
         if ladder_ensure_default() is not None:
             self.stdout.write("The oh-hell ladder is switched on.")

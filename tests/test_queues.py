@@ -1,0 +1,50 @@
+"""Routing of Celery tasks to the three queues of a deployment."""
+
+from __future__ import annotations
+
+import pytest
+
+from config.celery_app import app, route_task
+
+
+@pytest.mark.parametrize(
+    ("task", "suffix"),
+    [
+        ("tournaments.run_match", ".matches"),
+        ("tournaments.run_ladder_match", ".ladder"),
+        ("tournaments.top_up_ladders", ".ladder"),
+    ],
+)
+def test_matches_and_ladder_work_have_their_own_queues(task, suffix):
+    route = route_task(task, (), {}, {})
+    assert route == {"queue": f"{app.conf.task_default_queue}{suffix}"}
+
+
+@pytest.mark.parametrize(
+    "task",
+    [
+        "tournaments.advance_tournament",
+        "tournaments.rate_finished_matches",
+        "tournaments.sweep_matches",
+        "tournaments.verify_bot",
+        "tournaments.check_bot_health",
+    ],
+)
+def test_control_tasks_take_the_default_queue(task):
+    assert route_task(task, (), {}, {}) is None
+
+
+def test_a_worker_without_q_consumes_all_three_queues():
+    name = app.conf.task_default_queue
+    assert {queue.name for queue in app.conf.task_queues} == {
+        name,
+        f"{name}.matches",
+        f"{name}.ladder",
+    }
+
+
+def test_every_routed_task_exists():
+    from django.conf import settings
+
+    app.loader.import_default_modules()
+    assert set(settings.TASK_QUEUE_KINDS) <= set(app.tasks)
