@@ -11,6 +11,7 @@ import asyncio
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from aiohttp import web
 from django.contrib.auth.models import Group, User
@@ -37,7 +38,7 @@ class DemoBot:
 
     name: str
     player: str
-    options: tuple[tuple[str, float], ...] = ()
+    options: tuple[tuple[str, Any], ...] = ()
 
 
 ROSTER = (

@@ -14,6 +14,7 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, permissions, status
+from rest_framework.pagination import PageNumberPagination
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -30,7 +31,7 @@ from tournaments.api.serializers_competitions import (
     RecomputeConflictOutput,
     RecomputeOutput,
 )
-from tournaments.models import Bot, Rating, RatingHistory, RatingRecompute
+from tournaments.models import Bot, Rating, RatingHistory, RatingRecompute, signed_in
 from tournaments.rating_math import provisional_matches
 from tournaments.selectors.ratings import (
     bot_ratings,
@@ -97,7 +98,9 @@ class LeaderboardView(generics.ListAPIView):
             ),
         ]
     )
-    def get(self, request: Request) -> Response:
+    # A cached page is answered as the JSON bytes it was first sent as (a plain HttpResponse),
+    # so this narrows ListAPIView's return type.
+    def get(self, request: Request) -> HttpResponse:  # type: ignore[override]
         """The leaderboard a page at a time; rank counts from the top of the whole board.
 
         Pages are cached: a page is kept under the variant's generation (the time of its
@@ -119,8 +122,12 @@ class LeaderboardView(generics.ListAPIView):
             generation = leaderboard_generation(variant=query.validated_data["variant"])
             _cache_set(generation_key, generation, LEADERBOARD_GENERATION_SECONDS)
         bot_ids = self.paginate_queryset(leaderboard_bot_ids(**query.validated_data))
+        paginator = self.paginator
+        # The view's pagination is the page-number kind set in config/settings.py.
+        if bot_ids is None or not isinstance(paginator, PageNumberPagination) or not paginator.page:
+            raise TypeError("the leaderboard needs page-number pagination")
         page = leaderboard_rows(variant=query.validated_data["variant"], bot_ids=bot_ids)
-        first = self.paginator.page.start_index()
+        first = paginator.page.start_index()
         for offset, rating in enumerate(page):
             rating.rank = first + offset
         response = self.get_paginated_response(LeaderboardRowOutput(page, many=True).data)
@@ -203,7 +210,7 @@ class RecomputeView(APIView):
     def post(self, request: Request) -> Response:
         """Queue a recompute (202), or name the one already queued or running (409); at once."""
         request.data  # noqa: B018 - parsing refuses a malformed body rather than ignore it
-        job, created = ratings_request_recompute(requested_by=request.user)
+        job, created = ratings_request_recompute(requested_by=signed_in(request.user))
         state = RecomputeOutput(recompute_state(job=job)).data
         if created:
             return Response(state, status=status.HTTP_202_ACCEPTED)
