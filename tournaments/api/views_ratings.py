@@ -99,7 +99,7 @@ class LeaderboardView(generics.ListAPIView):
         ]
     )
     # A cached page is answered as the JSON bytes it was first sent as (a plain HttpResponse),
-    # so this narrows ListAPIView's return type.
+    # so this widens ListAPIView's return type to any HttpResponse.
     def get(self, request: Request) -> HttpResponse:  # type: ignore[override]
         """The leaderboard a page at a time; rank counts from the top of the whole board.
 
