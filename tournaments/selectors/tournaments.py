@@ -158,8 +158,8 @@ class Standing:
     place: int = 0
     head_to_head: dict[int, list[int]] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
-        """Return the API form; head_to_head maps opponent id to [ahead, level, behind]."""
+    def to_dict(self, names: dict[int, str]) -> dict[str, Any]:
+        """Return the API form; head_to_head is keyed by the opponent's name (from ``names``)."""
         n = self.matches
         return {
             "place": self.place,
@@ -179,7 +179,18 @@ class Standing:
             else round(self.duplicate_score, 2),
             "byes": self.byes,
             "swiss_points": self.swiss_points,
-            "head_to_head": {str(k): v for k, v in sorted(self.head_to_head.items())},
+            "head_to_head": {
+                names[other]: {
+                    "bot": other,
+                    "matches": ahead + level + behind,
+                    "ahead": ahead,
+                    "level": level,
+                    "behind": behind,
+                }
+                for other, (ahead, level, behind) in sorted(
+                    self.head_to_head.items(), key=lambda item: names[item[0]]
+                )
+            },
         }
 
 
@@ -232,9 +243,10 @@ def tournament_standings(*, tournament: Tournament) -> dict[str, Any]:
     for line in ordered:
         line.place = 1 + sum(1 for other in ordered if key(other) < key(line))
     leaders = [line for line in ordered if line.place == 1]
+    names = {line.bot_id: line.bot_name for line in ordered}
     return {
         "ranking_rule": RANKING_RULE[tournament.format],
-        "standings": [line.to_dict() for line in ordered],
+        "standings": [line.to_dict(names) for line in ordered],
         "winners": [line.bot_id for line in leaders] if ordered else [],
         "tie_for_first": len(leaders) > 1,
         "final": tournament.status == "finished",
