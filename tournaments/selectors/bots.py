@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import QuerySet
 
 from tournaments.models import Bot, BotHealthCheck, SeatFault
@@ -17,6 +17,8 @@ LIST_FIELDS = (
     "last_verified_at",
     "consecutive_failures",
     "accept_invitations",
+    "ladder_opt_in",
+    "version",
     "created_at",
     "updated_at",
     "owner_id",
@@ -39,7 +41,7 @@ def bot_health_check(*, bot: Bot, check_id: int) -> BotHealthCheck | None:
     return bot.health_checks.filter(pk=check_id).first()
 
 
-def bots_of_owner(*, owner: AbstractBaseUser | AnonymousUser) -> QuerySet[Bot]:
+def bots_of_owner(*, owner: User | AnonymousUser) -> QuerySet[Bot]:
     """The user's bots, by name, without their secrets."""
     return Bot.objects.filter(owner_id=owner.pk).defer("secret").order_by("name")
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Q
@@ -80,7 +80,7 @@ def _save(bot: Bot, **kwargs) -> None:
 
 def bot_register(
     *,
-    owner: AbstractBaseUser,
+    owner: User,
     name: str,
     endpoint_url: str,
     description: str = "",

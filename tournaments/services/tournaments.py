@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -49,7 +49,7 @@ def _check_table(variant: Variant, table_size: int) -> None:
         raise ApplicationError(exc.reason, field="table_size") from None
 
 
-def _check_consent(organiser: AbstractBaseUser, bots: Sequence[Bot]) -> None:
+def _check_consent(organiser: User, bots: Sequence[Bot]) -> None:
     """Refuse bots of other owners who have not opted in to invitations; staff included."""
     refused = sorted(
         b.name for b in bots if b.owner_id != organiser.pk and not b.accept_invitations
@@ -64,7 +64,7 @@ def _check_consent(organiser: AbstractBaseUser, bots: Sequence[Bot]) -> None:
         )
 
 
-def _entries(organiser: AbstractBaseUser, bot_ids: Sequence[int], table_size: int) -> list[Bot]:
+def _entries(organiser: User, bot_ids: Sequence[int], table_size: int) -> list[Bot]:
     if len(set(bot_ids)) != len(bot_ids):
         raise ApplicationError("a bot is entered twice", field="bots")
     if len(bot_ids) > MAX_ENTRIES:
@@ -89,7 +89,7 @@ def _entries(organiser: AbstractBaseUser, bot_ids: Sequence[int], table_size: in
 @transaction.atomic
 def tournament_create(
     *,
-    organiser: AbstractBaseUser,
+    organiser: User,
     name: str,
     variant: Variant,
     format: str,
@@ -106,7 +106,7 @@ def tournament_create(
         raise ApplicationError(f"unknown format {format!r}", field="format")
     _check_table(variant, table_size)
     bots = _entries(organiser, bot_ids, table_size)
-    if start_at is not None and start_at < timezone.now() - timezone.timedelta(minutes=1):
+    if start_at is not None and start_at < timezone.now() - timedelta(minutes=1):
         raise ApplicationError("start_at is in the past", field="start_at")
     tournament = Tournament(
         name=name,
@@ -229,7 +229,9 @@ def tournament_cancel(*, tournament: Tournament) -> Tournament:
     return tournament
 
 
-def _move(tournament: Tournament, allowed: set[str], to: str) -> Tournament:
+def _move(
+    tournament: Tournament, allowed: set[TournamentStatus], to: TournamentStatus
+) -> Tournament:
     tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
     if tournament.status not in allowed:
         raise ApplicationError(

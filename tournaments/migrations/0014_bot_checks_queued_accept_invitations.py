@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tournaments', '0012_bot_versions'),
+        ('tournaments', '0013_leaderboard_generation_index'),
     ]
 
     operations = [
