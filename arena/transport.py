@@ -333,6 +333,9 @@ class WorkerLoop:
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run ``coro`` on the loop and return its result; cancel it if the wait is broken."""
+        if threading.current_thread() is self._thread:
+            coro.close()
+            raise RuntimeError("WorkerLoop.run waits for the loop: await the coroutine instead")
         future = asyncio.run_coroutine_threadsafe(coro, self._loop)
         try:
             return future.result()

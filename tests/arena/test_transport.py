@@ -355,3 +355,18 @@ def test_matches_from_many_threads_run_at_once_on_one_loop_and_one_pool() -> Non
     assert len(bot.peers) == connections
     assert worker_loop() is loop
     assert loop.client(limits=limits, policy=LOOPBACK) is client
+
+
+def test_waiting_on_the_worker_loop_from_its_own_thread_is_refused_not_a_deadlock() -> None:
+    loop = worker_loop()
+
+    async def inner() -> int:
+        return 1
+
+    async def outer() -> str:
+        with pytest.raises(RuntimeError):
+            loop.run(inner())
+        return "refused"
+
+    assert loop.run(outer()) == "refused"
+    assert loop.run(inner()) == 1
