@@ -9,7 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import DefaultRouter
 
-from tournaments.api.views_api import not_found
+from tournaments.api.views_api import HealthView, not_found
 from tournaments.api.views_auth import MeView, SignUpView, TokenView
 from tournaments.api.views_bots import BotViewSet
 from tournaments.api.views_ladders import LadderViewSet
@@ -47,7 +47,8 @@ class Router(DefaultRouter):
 
     def get_api_root_view(self, api_urls=None):
         view = super().get_api_root_view(api_urls)
-        view.initkwargs["api_root_dict"].update(
+        # as_view() functions carry their initkwargs; the stubs type them as a plain callable.
+        view.initkwargs["api_root_dict"].update(  # type: ignore[attr-defined]
             {
                 "signup": "auth-signup",
                 "token": "auth-token",
@@ -81,6 +82,7 @@ urlpatterns = [
         OfflineRedocView.as_view(url_name="schema", template_name="api/redoc.html"),
         name="redoc",
     ),
+    path("health/", HealthView.as_view(), name="health"),
     path("leaderboard/", LeaderboardView.as_view(), name="leaderboard"),
     path("bots/<int:pk>/ratings/", BotRatingsView.as_view(), name="bot-ratings"),
     path(

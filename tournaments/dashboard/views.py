@@ -150,7 +150,7 @@ def match_index(request: HttpRequest) -> HttpResponse:
     if fault and fault not in FaultKind.values:
         problems.append(f"fault: {fault!r} is not one of {', '.join(FaultKind.values)}.")
     if problems:
-        context = {"problems": problems, "page": None}
+        context: dict[str, Any] = {"problems": problems, "page": None}
         return render(request, "dashboard/match_list.html", context, status=400)
     rows = reads.matches_for_page(bot_id=bot.pk if bot else None, fault=fault or None)
     query = "".join(

@@ -14,6 +14,8 @@ deals (bench/bench_ratings_quality.py). Their history rows hang on the group's f
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -24,7 +26,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.db import connection, transaction
-from django.db.models import Exists, F, Max, Model, OuterRef, Q
+from django.db.models import Exists, F, Field, Max, Model, OuterRef, Q
 from django.utils import timezone
 
 from arena.match import rating_ranks
@@ -44,6 +46,7 @@ from tournaments.models import (
 from tournaments.rating_math import RatingParams, new_version_sigma, rate
 from tournaments.services.matches import Heartbeat, claim_token
 
+logger = logging.getLogger(__name__)
 RATING_LOCK_KEY = 7_042_017  # any constant shared by every process of this deployment
 RECOMPUTE_REQUEST_LOCK_KEY = 7_042_018
 CHUNK = 2000
@@ -294,11 +297,12 @@ def _update_rows(model: type[Model], objects: Sequence[Model], columns: list[str
     if not objects:
         return
     if connection.vendor != "postgresql":
-        model.objects.bulk_update(objects, columns, batch_size=CHUNK)
+        model._default_manager.bulk_update(objects, columns, batch_size=CHUNK)
         return
     meta = model._meta
-    names = [meta.pk.column, *(meta.get_field(c).column for c in columns)]
-    casts = [meta.get_field(c).db_type(connection) for c in [meta.pk.name, *columns]]
+    stored = [_stored_column(model, c) for c in ["pk", *columns]]
+    names = [column.name for column in stored]
+    casts = [column.cast for column in stored]
     row = "(" + ", ".join(f"%s::{cast}" for cast in casts) + ")"
     sets = ", ".join(f"{name} = v.{name}" for name in names[1:])
     for start in range(0, len(objects), CHUNK):
@@ -312,13 +316,28 @@ def _update_rows(model: type[Model], objects: Sequence[Model], columns: list[str
             cursor.execute(sql, params)
 
 
+class StoredColumn(NamedTuple):
+    """A model field's column in the database and the type to cast a value to for it."""
+
+    name: str
+    cast: str
+
+
+def _stored_column(model: type[Model], field_name: str) -> StoredColumn:
+    field = model._meta.pk if field_name == "pk" else model._meta.get_field(field_name)
+    cast = field.db_type(connection) if isinstance(field, Field) else None
+    if not isinstance(field, Field) or field.column is None or cast is None:
+        raise TypeError(f"{model.__name__}.{field_name} is not a column")
+    return StoredColumn(field.column, cast)
+
+
 def _seats_by_match(match_ids: list[int]) -> dict[int, list[SeatRow]]:
     seats: dict[int, list[SeatRow]] = {m: [] for m in match_ids}
     rows = MatchSeat.objects.filter(match_id__in=match_ids).values_list(
         "match_id", "seat", "bot_id", "score", "disqualified"
     )
-    for match_id, *seat in rows:
-        seats[match_id].append(SeatRow(*seat))
+    for match_id, seat, bot_id, score, disqualified in rows:
+        seats[match_id].append(SeatRow(seat, bot_id, score, disqualified))
     return seats
 
 
@@ -327,6 +346,42 @@ def _next_sequence() -> int:
     top = Match.objects.aggregate(top=Max("rating_sequence"))["top"] or 0
     versions = BotVersion.objects.aggregate(top=Max("rating_sequence"))["top"] or 0
     return max(top, versions) + 1
+
+
+def leaderboard_generation_key(ref: str) -> str:
+    """Where the cache keeps a variant's leaderboard generation, by the reference (id or
+    name) a request names the variant by."""
+    ref = str(int(ref)) if ref.isdecimal() and ref.isascii() else ref.lower()
+    return "ohhell:leaderboard-generation:" + hashlib.sha256(ref.encode()).hexdigest()
+
+
+def _forget_leaderboards(variant_ids: set[int]) -> None:
+    """Once committed, drop the cached generations of these variants' leaderboards, so the
+    next request reads the new ratings (every process, where the cache is shared)."""
+    refs = Variant.objects.filter(pk__in=variant_ids).values_list("pk", "name")
+    keys = [leaderboard_generation_key(str(ref)) for pair in refs for ref in pair]
+
+    def forget() -> None:
+        try:
+            cache.delete_many(keys)
+        except Exception:  # any backend's failure: the generations expire by themselves
+            logger.warning("cache unavailable: leaderboard generations left to expire")
+
+    transaction.on_commit(forget)
+
+
+def _ended(match: Match) -> datetime:
+    """When a finished match ended (the model's constraints give every finished match one)."""
+    if match.finished_at is None:
+        raise ValueError(f"match {match.pk} has no end time")
+    return match.finished_at
+
+
+def _sequence_of(version: BotVersion) -> int:
+    """The place of a version already applied in the rating sequence."""
+    if version.rating_sequence is None:
+        raise ValueError(f"bot version {version.pk} has no rating sequence")
+    return version.rating_sequence
 
 
 def _last_history_at() -> datetime | None:
@@ -373,7 +428,8 @@ def _units(pending: list[Match]) -> list[list[Match]]:
             continue
         members = [match]
         if match.duplicate_group:
-            rotations = Match.objects.filter(
+            # One of the two is None, which Django reads as IS NULL; the stubs refuse None here.
+            rotations = Match.objects.filter(  # type: ignore[misc]
                 tournament_id=match.tournament_id,
                 ladder_id=match.ladder_id,
                 duplicate_group=match.duplicate_group,
@@ -389,7 +445,7 @@ def _units(pending: list[Match]) -> list[list[Match]]:
                 members = group
         seen.update(m.pk for m in members)
         units.append(members)
-    units.sort(key=lambda unit: (max(m.finished_at for m in unit), unit[0].pk))
+    units.sort(key=lambda unit: (max(_ended(m) for m in unit), unit[0].pk))
     return units
 
 
@@ -421,7 +477,7 @@ def _apply_batch(batch: int) -> int:
     # Matches and versions in the order they happened (a version before a match at a tie).
     events: list[tuple[datetime, int, int, list[Match] | BotVersion]] = [
         *((v.created_at, 0, v.pk, v) for v in versions),
-        *((max(m.finished_at for m in unit), 1, unit[0].pk, unit) for unit in units),
+        *((max(_ended(m) for m in unit), 1, unit[0].pk, unit) for unit in units),
     ]
     events.sort(key=lambda event: event[:3])
     sequence = _next_sequence()
@@ -443,6 +499,7 @@ def _apply_batch(batch: int) -> int:
             history += rows
     _save_state(state)
     _save_history(history)
+    _forget_leaderboards({variant_id for _, variant_id in state.values})
     _update_rows(Match, rated, ["rated", "rated_at", "rating_sequence", "rating_group"])
     _update_rows(BotVersion, versions, ["rating_sequence"])
     return len(rated) + len(versions)
@@ -462,7 +519,7 @@ def _rate_members(
     unit = Unit(
         members=[m.pk for m in members],
         variant_id=leader.variant_id,
-        finished_at=max(m.finished_at for m in members),
+        finished_at=max(_ended(m) for m in members),
         group=f"{where}:{leader.duplicate_group}#{sequence}" if len(members) > 1 else "",
     )
     for match in members:
@@ -492,9 +549,9 @@ def ratings_recompute(*, progress: Callable[[int, int], None] | None = None) -> 
 
     def apply_versions(before: float) -> None:
         nonlocal at
-        while versions and versions[0].rating_sequence < before:
+        while versions and _sequence_of(versions[0]) < before:
             version = versions.pop(0)
-            sequence = version.rating_sequence
+            sequence = _sequence_of(version)
             rows = _rate_version(state, version, sequence, _effective_at(version.created_at, at))
             if rows:
                 at = rows[0].at
@@ -510,6 +567,9 @@ def ratings_recompute(*, progress: Callable[[int, int], None] | None = None) -> 
             break
         seats = _seats_by_match([m[0] for m in chunk])
         for match_id, variant_id, finished_at, sequence, group in chunk:
+            if finished_at is None or sequence is None:
+                raise ValueError(f"rated match {match_id} has no end time or no sequence")
+            last_sequence = sequence
             apply_versions(before=sequence)
             if group in groups_done:
                 continue
@@ -526,12 +586,12 @@ def ratings_recompute(*, progress: Callable[[int, int], None] | None = None) -> 
             history += rows
         _save_history(history)
         history.clear()
-        last_sequence = chunk[-1][3]
         done += len(chunk)
         if progress is not None:
             progress(done, total)
     apply_versions(before=math.inf)
     _save_history(history)
+    _forget_leaderboards(set(raw_params))
     _save_state(state)
     return done
 
@@ -541,10 +601,10 @@ def _recorded_group(group: str, variant_id: int) -> tuple[Unit, dict[int, list[S
     members = list(
         Match.objects.filter(rating_group=group, rated=True)
         .order_by("rating_sequence")
-        .values_list("pk", "finished_at")
+        .only("pk", "finished_at")
     )
-    ids = [m[0] for m in members]
-    unit = Unit(ids, variant_id, max(m[1] for m in members), group)
+    ids = [m.pk for m in members]
+    unit = Unit(ids, variant_id, max(_ended(m) for m in members), group)
     return unit, _seats_by_match(ids)
 
 
