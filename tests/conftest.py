@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 import pytest
@@ -11,6 +12,11 @@ from rest_framework.test import APIClient
 
 from tournaments.models import ORGANISERS_GROUP, Bot, Variant
 from tournaments.services.variants import variants_seed_presets
+
+# Without Redis the tests run tasks inside the process that sends them (./run test sets this
+# too); read when the settings load, after this module.
+if not os.environ.get("REDIS_URL"):
+    os.environ.setdefault("CELERY_EAGER", "1")
 
 PASSWORD = "a-long-test-passphrase-42"
 

@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from tournaments import models
 from tournaments.models import Bot, BotStatus, Match, MatchSeat, Rating, SeatFault, Tournament
+from tournaments.services.tournaments import tournament_generate
 
 ALL_MODELS = [
     models.Bot,
@@ -185,6 +186,7 @@ def test_the_tournament_list_shows_progress(admin_client, cup):
         reverse("admin:tournaments_tournament_changelist"),
         {"action": "start_tournaments", "_selected_action": [cup.pk]},
     )
+    assert tournament_generate(tournament_id=cup.pk) == "running"
     row = tournament_admin.get_queryset(None).get(pk=cup.pk)
     assert tournament_admin.progress(row) == "0/1 (0%)"
 
@@ -199,7 +201,8 @@ def test_staff_start_pause_resume_and_cancel_tournaments_from_the_list(admin_cli
         cup.refresh_from_db()
         return [str(m) for m in response.context["messages"]]
 
-    assert act("start_tournaments") == ["Started 1 of 1."] and cup.status == "running"
+    assert act("start_tournaments") == ["Started 1 of 1."] and cup.status == "starting"
+    assert tournament_generate(tournament_id=cup.pk) == "running"
     assert Match.objects.filter(tournament=cup, status="queued").count() == 1
     assert act("pause_tournaments") == ["Paused 1 of 1."] and cup.status == "paused"
     assert act("resume_tournaments") == ["Resumed 1 of 1."] and cup.status == "running"

@@ -39,6 +39,7 @@ from tournaments.selectors.tournaments import tournament_list
 TREND_MATCHES = 10
 CHART_POINTS_PER_SERIES = 300
 LIVE_TOURNAMENT_STATES = [
+    TournamentStatus.STARTING,
     TournamentStatus.RUNNING,
     TournamentStatus.PAUSED,
     TournamentStatus.SCHEDULED,

@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from tests.tournaments.starting import start_and_generate
 from tournaments.errors import ApplicationError
 from tournaments.models import Match, MatchSeat, MatchStatus, Rating, TournamentStatus
 from tournaments.selectors.tournaments import tournament_progress, tournament_standings
@@ -17,9 +18,9 @@ from tournaments.services.tournaments import (
     tournament_advance,
     tournament_cancel,
     tournament_create,
+    tournament_generate,
     tournament_pause,
     tournament_resume,
-    tournament_start,
     tournament_start_due,
 )
 
@@ -70,7 +71,7 @@ def test_a_round_robin_gives_every_bot_the_same_number_of_matches_and_finishes(
     organiser, playing_bots, short
 ):
     bots = playing_bots(5)
-    tournament = tournament_start(tournament=_create(organiser, short, bots, "round_robin"))
+    tournament = start_and_generate(_create(organiser, short, bots, "round_robin"))
     matches = _play_out(tournament)
     tournament.refresh_from_db()
     assert tournament.status == TournamentStatus.FINISHED and tournament.finished_at
@@ -89,7 +90,7 @@ def test_a_duplicate_tournament_replays_each_seed_in_every_rotation_and_ranks_by
     organiser, playing_bots, short
 ):
     bots = playing_bots(3)
-    tournament = tournament_start(tournament=_create(organiser, short, bots, "duplicate", rounds=1))
+    tournament = start_and_generate(_create(organiser, short, bots, "duplicate", rounds=1))
     matches = _play_out(tournament)
     groups = Counter(m.duplicate_group for m in matches)
     assert all(n == 3 for n in groups.values())
@@ -108,7 +109,7 @@ def test_swiss_rounds_are_generated_one_at_a_time_from_the_standings(
     organiser, playing_bots, short
 ):
     bots = playing_bots(6)
-    tournament = tournament_start(tournament=_create(organiser, short, bots, "swiss", rounds=3))
+    tournament = start_and_generate(_create(organiser, short, bots, "swiss", rounds=3))
     assert set(tournament.matches.values_list("round", flat=True)) == {0}
     matches = _play_out(tournament)
     assert sorted(set(m.round for m in matches)) == [0, 1, 2]
@@ -123,7 +124,7 @@ def test_a_ladder_keeps_matches_flowing_until_its_budget_and_starves_nobody(
     organiser, playing_bots, short
 ):
     bots = playing_bots(6)
-    tournament = tournament_start(tournament=_create(organiser, short, bots, "ladder", rounds=4))
+    tournament = start_and_generate(_create(organiser, short, bots, "ladder", rounds=4))
     assert 0 < tournament.matches.count() <= 4
     matches = _play_out(tournament)
     assert len(matches) == 4 * 6 // 3
@@ -136,7 +137,7 @@ def test_pause_holds_queued_matches_resume_releases_them_and_cancel_ends_it(
     organiser, playing_bots, short
 ):
     bots = playing_bots(3)
-    tournament = tournament_start(tournament=_create(organiser, short, bots, "round_robin"))
+    tournament = start_and_generate(_create(organiser, short, bots, "round_robin"))
     tournament_pause(tournament=tournament)
     first = tournament.matches.order_by("pk").first()
     assert match_run(match_id=first.pk) == "not-claimable"
@@ -157,6 +158,9 @@ def test_a_scheduled_tournament_starts_when_its_time_comes(organiser, playing_bo
     assert tournament.status == TournamentStatus.SCHEDULED
     assert tournament_start_due(now=timezone.now()) == 0
     assert tournament_start_due(now=start_at + timedelta(seconds=1)) == 1
+    tournament.refresh_from_db()
+    assert tournament.status == TournamentStatus.STARTING and not tournament.matches.exists()
+    assert tournament_generate(tournament_id=tournament.pk) == "running"
     tournament.refresh_from_db()
     assert tournament.status == TournamentStatus.RUNNING and tournament.matches.exists()
 
