@@ -7,6 +7,7 @@ deterministic and deliberately weak, so a fault never pays.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from enum import StrEnum
 from typing import Any
@@ -115,4 +116,5 @@ def fallback_card(legal: Sequence[str]) -> str:
 
 
 def _sample(answer: Any) -> str | None:
-    return make_sample(repr(answer))
+    # The answer as JSON, the way the bot wrote it, not as Python would print it.
+    return make_sample(json.dumps(answer, ensure_ascii=False))

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar
 
 from django import forms
 from django.contrib import admin, messages
-from django.db.models import QuerySet
+from django.db.models import Model, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 
@@ -26,9 +27,10 @@ from tournaments.models import (
     Tournament,
     TournamentEntry,
     Variant,
+    signed_in,
 )
 from tournaments.selectors.ratings import recompute_state
-from tournaments.selectors.tournaments import tournament_list
+from tournaments.selectors.tournaments import CountedTournament, tournament_list
 from tournaments.services.bots import bot_disable, bot_enable, bot_verify
 from tournaments.services.ladders import ladder_pause, ladder_resume
 from tournaments.services.matches import match_retry
@@ -57,11 +59,14 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
+Row = TypeVar("Row", bound=Model)
+
+
 def _apply_each(
     model_admin: admin.ModelAdmin,
     request: HttpRequest,
-    rows: QuerySet,
-    call: Callable[[object], object],
+    rows: QuerySet[Row],
+    call: Callable[[Row], object],
     verb: str,
 ) -> None:
     """Call a service on each selected row, reporting what it refused instead of failing."""
@@ -80,7 +85,7 @@ class HealthCheckInline(admin.TabularInline):
     model = BotHealthCheck
     extra = 0
     can_delete = False
-    fields = readonly_fields = ["at", "ok", "latency_ms", "error_kind", "error_message"]
+    fields = readonly_fields = ("at", "ok", "latency_ms", "error_kind", "error_message")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).order_by("-at")
@@ -204,11 +209,11 @@ class TournamentAdmin(admin.ModelAdmin):
         return tournament_list()
 
     @admin.display(description="entries")
-    def entry_count(self, tournament: Tournament) -> int:
+    def entry_count(self, tournament: CountedTournament) -> int:
         return tournament.entry_count
 
     @admin.display(description="progress")
-    def progress(self, tournament: Tournament) -> str:
+    def progress(self, tournament: CountedTournament) -> str:
         total, done = tournament.match_count, tournament.matches_done
         return f"{done}/{total} ({100 * done // total}%)" if total else "-"
 
@@ -284,7 +289,7 @@ class SeatInline(admin.TabularInline):
     model = MatchSeat
     extra = 0
     can_delete = False
-    fields = readonly_fields = [
+    fields = readonly_fields = (
         "seat",
         "bot",
         "score",
@@ -294,7 +299,7 @@ class SeatInline(admin.TabularInline):
         "exact_bid_rate",
         "faults",
         "disqualified",
-    ]
+    )
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[MatchSeat]:
         return super().get_queryset(request).select_related("bot")
@@ -428,7 +433,7 @@ class RatingRecomputeAdmin(ReadOnlyAdmin):
     list_filter = ["status", "created_at"]
     search_fields = ["=id", "requested_by__username", "error"]
     list_select_related = ["requested_by"]
-    fields = readonly_fields = [
+    fields = readonly_fields = (
         "status",
         "live_progress",
         "requested_by",
@@ -436,7 +441,7 @@ class RatingRecomputeAdmin(ReadOnlyAdmin):
         "created_at",
         "started_at",
         "finished_at",
-    ]
+    )
     actions = ["request_recompute"]
 
     def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
@@ -456,7 +461,7 @@ class RatingRecomputeAdmin(ReadOnlyAdmin):
         return super().add_view(request, form_url, extra_context)
 
     def _request(self, request: HttpRequest) -> HttpResponse:
-        job = ratings_request_recompute(requested_by=request.user).job
+        job = ratings_request_recompute(requested_by=signed_in(request.user)).job
         self.message_user(request, f"Recompute {job.pk} is {job.status}.")
         url = reverse("admin:tournaments_ratingrecompute_change", args=[job.pk])
         return HttpResponseRedirect(url)

@@ -11,6 +11,7 @@ import asyncio
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from aiohttp import web
 from django.contrib.auth.models import Group, User
@@ -26,6 +27,7 @@ from tournaments.models import (
     Variant,
 )
 from tournaments.services.bots import bot_register, bot_verify
+from tournaments.services.ladders import bot_set_ladder_opt_in
 from tournaments.services.tournaments import tournament_create, tournament_start
 
 DEMO_USER = "demo"
@@ -37,7 +39,7 @@ class DemoBot:
 
     name: str
     player: str
-    options: tuple[tuple[str, float], ...] = ()
+    options: tuple[tuple[str, Any], ...] = ()
 
 
 ROSTER = (
@@ -115,6 +117,12 @@ def register_roster(urls: dict[str, str], say: Callable[[str], None]) -> list[Bo
         say(f"  {name:<18} {url:<28} hello {state}, {bot.status}")
         bots.append(bot)
     return [b for b in bots if b.status == BotStatus.ACTIVE]
+
+
+def roster_on_ladders(bots: list[Bot], *, on: bool) -> None:
+    """Put the demo bots on the ladders (while the demo serves them) or take them off."""
+    for bot in bots:
+        bot_set_ladder_opt_in(bot=bot, enabled=on)
 
 
 def finished_demo_tournament(*, variant_name: str) -> Tournament | None:

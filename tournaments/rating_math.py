@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, overload
 import trueskill
 
 if TYPE_CHECKING:
-    from django.db.models.expressions import Combinable
+    from django.db.models.expressions import Combinable, CombinedExpression
 
 DEFAULT_MU = 25.0
 DEFAULT_SIGMA = 25.0 / 3
@@ -269,7 +269,7 @@ CONSERVATIVE_SIGMAS = 3
 @overload
 def conservative(mu: float, sigma: float) -> float: ...
 @overload
-def conservative(mu: Combinable, sigma: Combinable) -> Combinable: ...
+def conservative(mu: Combinable, sigma: Combinable) -> CombinedExpression: ...
 def conservative(mu: Any, sigma: Any) -> Any:
     """The leaderboard's rating: mu - 3 sigma, a lower bound the bot very likely exceeds.
 
@@ -282,7 +282,7 @@ def conservative(mu: Any, sigma: Any) -> Any:
 @overload
 def margin(sigma: float) -> float: ...
 @overload
-def margin(sigma: Combinable) -> Combinable: ...
+def margin(sigma: Combinable) -> CombinedExpression: ...
 def margin(sigma: Any) -> Any:
     """Half the width of the range the bot's true skill very likely lies in: 3 sigma."""
     return CONSERVATIVE_SIGMAS * sigma

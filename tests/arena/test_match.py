@@ -155,7 +155,7 @@ def test_a_bot_under_the_fault_threshold_stays_in_and_its_legal_answers_count(
     mine = [(k, legal, action) for s, k, legal, action in _decisions(outcome.replay) if s == 0]
     assert bot.stats.fault_count == 2 < LIMITS.max_faults_per_match
     assert set(bot.stats.faults) == {"illegal_action"}
-    assert bot.stats.faults["illegal_action"].sample == "{'bid': 99}"
+    assert bot.stats.faults["illegal_action"].sample == '{"bid": 99}'  # JSON, as the bot sent it
     assert bot.stats.disqualified is False
     assert bot.stats.calls == len(mine)
     assert bot.rating_rank == bot.rank

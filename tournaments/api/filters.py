@@ -44,7 +44,7 @@ class VariantFilter(django_filters.FilterSet):
         fields = ["name", "base", "is_preset"]
 
 
-class IdFilter(django_filters.NumberFilter):
+class IdFilter(django_filters.Filter):
     """A row id: a whole number in the database's range, never a decimal."""
 
     field_class = forms.IntegerField

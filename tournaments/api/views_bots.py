@@ -20,7 +20,7 @@ from tournaments.api.serializers import (
     BotWithSecretOutput,
     HealthCheckOutput,
 )
-from tournaments.models import Bot
+from tournaments.models import Bot, signed_in
 from tournaments.selectors.bots import bot_health_checks, bot_list
 from tournaments.services.bots import (
     bot_delete,
@@ -59,7 +59,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         fields = dict(data.validated_data)
         opt_in = fields.pop("ladder_opt_in", None)
         with transaction.atomic():
-            bot, secret = bot_register(owner=request.user, **fields)
+            bot, secret = bot_register(owner=signed_in(request.user), **fields)
             if opt_in is not None:
                 bot = bot_set_ladder_opt_in(bot=bot, enabled=opt_in)
         return self._output(bot, status_code=status.HTTP_201_CREATED, secret=secret)

@@ -7,6 +7,7 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, permissions, status
+from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -22,7 +23,7 @@ from tournaments.api.serializers_competitions import (
     RecomputeConflictOutput,
     RecomputeOutput,
 )
-from tournaments.models import Bot, Rating, RatingHistory, RatingRecompute
+from tournaments.models import Bot, Rating, RatingHistory, RatingRecompute, signed_in
 from tournaments.selectors.ratings import (
     bot_ratings,
     bot_ratings_on,
@@ -61,7 +62,11 @@ class LeaderboardView(generics.ListAPIView):
     def get(self, request: Request) -> Response:
         """The leaderboard a page at a time; rank counts from the top of the whole board."""
         page = self.paginate_queryset(self.get_queryset())
-        first = self.paginator.page.start_index()
+        paginator = self.paginator
+        # The view's pagination is the page-number kind set in config/settings.py.
+        if page is None or not isinstance(paginator, PageNumberPagination) or not paginator.page:
+            raise TypeError("the leaderboard needs page-number pagination")
+        first = paginator.page.start_index()
         for offset, rating in enumerate(page):
             rating.rank = first + offset
         return self.get_paginated_response(LeaderboardRowOutput(page, many=True).data)
@@ -122,7 +127,7 @@ class RecomputeView(APIView):
     def post(self, request: Request) -> Response:
         """Queue a recompute (202), or name the one already queued or running (409); at once."""
         request.data  # noqa: B018 - parsing refuses a malformed body rather than ignore it
-        job, created = ratings_request_recompute(requested_by=request.user)
+        job, created = ratings_request_recompute(requested_by=signed_in(request.user))
         state = RecomputeOutput(recompute_state(job=job)).data
         if created:
             return Response(state, status=status.HTTP_202_ACCEPTED)

@@ -57,7 +57,9 @@ class _NoFormatOverride:
 class FormatIsAFilterNegotiation(DefaultContentNegotiation):
     """Leave ``?format=`` to the tournament filter instead of reading it as a response format."""
 
-    settings = _NoFormatOverride
+    # DRF reads only URL_FORMAT_OVERRIDE from ``settings``; the stubs type the attribute as
+    # the whole settings object.
+    settings = _NoFormatOverride  # type: ignore[assignment]
 
 
 class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):

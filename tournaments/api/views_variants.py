@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from tournaments.api.filters import VariantFilter
 from tournaments.api.permissions import IsOrganiserOrReadOnly
 from tournaments.api.serializers import VariantDetailOutput, VariantInput, VariantOutput
-from tournaments.models import Variant
+from tournaments.models import Variant, signed_in
 from tournaments.selectors.variants import variant_list
 from tournaments.services.variants import variant_create
 
@@ -38,6 +38,6 @@ class VariantViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
         """Create a custom variant from a preset and option overrides (staff or organisers)."""
         data = VariantInput(data=request.data)
         data.is_valid(raise_exception=True)
-        variant = variant_create(user=request.user, **data.validated_data)
+        variant = variant_create(user=signed_in(request.user), **data.validated_data)
         output = VariantDetailOutput(variant, context=self.get_serializer_context())
         return Response(output.data, status=status.HTTP_201_CREATED)

@@ -25,7 +25,7 @@ from tournaments.api.throttling import WriteRateThrottle
 from tournaments.dashboard import protocol_doc
 from tournaments.dashboard.forms import BotRegisterForm, LadderForm, SignUpForm
 from tournaments.errors import ApplicationError
-from tournaments.models import Bot
+from tournaments.models import Bot, signed_in
 from tournaments.selectors.bots import bot_health_checks, bot_recent_faults, bots_of_owner
 from tournaments.services.bots import bot_register, bot_rotate_secret
 from tournaments.services.ladders import bot_set_ladder_opt_in
@@ -147,7 +147,7 @@ def my_bots(request: HttpRequest) -> HttpResponse:
             status = 429
         elif form.is_valid():
             try:
-                bot, secret = bot_register(owner=request.user, **form.cleaned_data)
+                bot, secret = bot_register(owner=signed_in(request.user), **form.cleaned_data)
             except ApplicationError as error:
                 form.add_service_error(error)
             else:

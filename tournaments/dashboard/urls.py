@@ -10,6 +10,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("leaderboard/", views.leaderboard_index, name="leaderboard-index"),
     path("leaderboard/<slug:variant>/", views.leaderboard_page, name="leaderboard"),
+    path("bots/", views.bot_index, name="bots"),
     path("bots/<int:bot_id>/", views.bot_page, name="bot"),
     path("tournaments/", views.tournament_index, name="tournaments"),
     path("tournaments/<int:tournament_id>/", views.tournament_page, name="tournament"),
@@ -18,8 +19,10 @@ urlpatterns = [
         views.tournament_progress_json,
         name="tournament-progress",
     ),
+    path("matches/", views.match_index, name="matches"),
     path("matches/<int:match_id>/", views.match_page, name="match"),
     path("variants/", views.variants_page, name="variants"),
+    path("variants/<slug:name>/", views.variant_page, name="variant"),
     # Bot authors: accounts, their bots, and how to write one.
     path("signup/", authors.sign_up, name="signup"),
     path("signin/", authors.sign_in, name="signin"),

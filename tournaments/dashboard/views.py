@@ -12,7 +12,16 @@ from django.views.decorators.http import require_safe
 
 from engine import PRESET_NOTES
 from tournaments.dashboard.charts import rating_chart
-from tournaments.models import Match, MatchStatus, Replay, Tournament, TournamentStatus, Variant
+from tournaments.models import (
+    Bot,
+    FaultKind,
+    Match,
+    MatchStatus,
+    Replay,
+    Tournament,
+    TournamentStatus,
+    Variant,
+)
 from tournaments.rating_math import is_provisional, margin
 from tournaments.selectors import dashboard as reads
 from tournaments.selectors.bots import bot_health_checks
@@ -27,6 +36,9 @@ from tournaments.selectors.variants import variant_rules
 BOARD_PAGE_SIZE = 50
 FIXTURES_PAGE_SIZE = 40
 TOURNAMENTS_PAGE_SIZE = 30
+BOTS_PAGE_SIZE = 50
+MATCHES_PAGE_SIZE = 40
+VARIANT_TOP_BOTS = 10
 CHART_TOP_BOTS = 8
 # Once a tournament is in one of these states and nothing runs, its progress cannot change.
 SETTLED = {TournamentStatus.FINISHED, TournamentStatus.CANCELLED}
@@ -115,6 +127,44 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
         "history_api_url": f"/api/bots/{bot.pk}/rating-history/",
     }
     return render(request, "dashboard/bot.html", context)
+
+
+@require_safe
+def bot_index(request: HttpRequest) -> HttpResponse:
+    """List every bot by name with its owner, status and finished matches."""
+    page = _page(request, reads.bots_for_page(), BOTS_PAGE_SIZE)
+    return render(request, "dashboard/bot_list.html", {"page": page, "api_url": "/api/bots/"})
+
+
+@require_safe
+def match_index(request: HttpRequest) -> HttpResponse:
+    """List matches newest first; ``bot`` and ``fault`` narrow them to a bot's faulty matches."""
+    problems = []
+    bot = None
+    raw_bot = request.GET.get("bot", "")
+    if raw_bot:
+        bot = Bot.objects.filter(pk=int(raw_bot)).first() if raw_bot.isdigit() else None
+        if bot is None:
+            problems.append(f"bot: no bot with id {raw_bot!r}.")
+    fault = request.GET.get("fault", "")
+    if fault and fault not in FaultKind.values:
+        problems.append(f"fault: {fault!r} is not one of {', '.join(FaultKind.values)}.")
+    if problems:
+        context: dict[str, Any] = {"problems": problems, "page": None}
+        return render(request, "dashboard/match_list.html", context, status=400)
+    rows = reads.matches_for_page(bot_id=bot.pk if bot else None, fault=fault or None)
+    query = "".join(
+        f"{key}={value}&" for key, value in (("bot", raw_bot), ("fault", fault)) if value
+    )
+    api = "/api/matches/" + (f"?bot={bot.pk}" if bot else "")
+    context = {
+        "page": _page(request, rows, MATCHES_PAGE_SIZE),
+        "bot": bot,
+        "fault": FaultKind(fault).label if fault else "",
+        "query": query,
+        "api_url": api,
+    }
+    return render(request, "dashboard/match_list.html", context)
 
 
 @require_safe
@@ -208,3 +258,20 @@ def variants_page(request: HttpRequest) -> HttpResponse:
         "api_url": "/api/variants/",
     }
     return render(request, "dashboard/variants.html", context)
+
+
+@require_safe
+def variant_page(request: HttpRequest, name: str) -> HttpResponse:
+    """One variant: its rules in words, its best bots and its latest matches."""
+    variant = reads.variants_for_page().filter(name=name).first()
+    if variant is None:
+        raise Http404(f"No variant named {name!r}.")
+    variant.rules = variant_rules(variant=variant)
+    variant.note = PRESET_NOTES.get(variant.name, "") if variant.is_preset else ""
+    context = {
+        "variant": variant,
+        "top": list(leaderboard(variant=variant)[:VARIANT_TOP_BOTS]),
+        "matches": list(reads.matches_for_page(variant=variant)[: MATCHES_PAGE_SIZE // 2]),
+        "api_url": f"/api/variants/{variant.name}/",
+    }
+    return render(request, "dashboard/variant.html", context)

@@ -15,7 +15,7 @@ from tournaments.models.faults import FaultKind
 from tournaments.models.ladders import Ladder, LadderStatus
 from tournaments.models.matches import Match, MatchSeat, MatchStatus, Replay, SeatFault
 from tournaments.models.ratings import Rating, RatingHistory, RatingRecompute, RecomputeStatus
-from tournaments.models.users import ORGANISERS_GROUP, is_organiser
+from tournaments.models.users import ORGANISERS_GROUP, is_organiser, signed_in
 from tournaments.models.variants import Variant
 
 __all__ = [
@@ -43,4 +43,5 @@ __all__ = [
     "TournamentStatus",
     "Variant",
     "is_organiser",
+    "signed_in",
 ]

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import secrets
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import models
+
+if TYPE_CHECKING:
+    from tournaments.models.bots import Bot
 
 
 def new_seed() -> int:
@@ -96,7 +100,9 @@ class Tournament(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
-    bots = models.ManyToManyField("Bot", through="TournamentEntry", related_name="tournaments")
+    bots: models.ManyToManyField[Bot, TournamentEntry] = models.ManyToManyField(
+        "Bot", through="TournamentEntry", related_name="tournaments"
+    )
 
     class Meta:
         ordering = ["-created_at"]

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models.functions import Lower
 
 import engine
+
+if TYPE_CHECKING:
+    from tournaments.models.ratings import Rating
 
 VARIANT_NAME_VALIDATOR = RegexValidator(
     r"^[a-z0-9][a-z0-9-]*$",
@@ -33,6 +38,12 @@ class Variant(models.Model):
         related_name="variants",
     )
     created_at = models.DateTimeField(auto_now_add=True)
+
+    # Not stored: the dashboard's selectors and views set these on the instances they show
+    # (tournaments/selectors/dashboard.py, tournaments/dashboard/views.py).
+    top_ratings: list[Rating]
+    rules: dict[str, Any]
+    note: str
 
     class Meta:
         ordering = ["-is_preset", "name"]

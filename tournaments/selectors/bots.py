@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import QuerySet
 
 from tournaments.models import Bot, BotHealthCheck, SeatFault
@@ -33,7 +33,7 @@ def bot_health_checks(*, bot: Bot, limit: int = 20) -> QuerySet[BotHealthCheck]:
     return bot.health_checks.order_by("-at")[:limit]
 
 
-def bots_of_owner(*, owner: AbstractBaseUser | AnonymousUser) -> QuerySet[Bot]:
+def bots_of_owner(*, owner: User | AnonymousUser) -> QuerySet[Bot]:
     """The user's bots, by name, without their secrets."""
     return Bot.objects.filter(owner_id=owner.pk).defer("secret").order_by("name")
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
 from django.db.models import (
     Avg,
@@ -36,6 +37,18 @@ from tournaments.models import (
 from tournaments.rating_math import conservative, is_provisional, margin
 from tournaments.selectors.tournaments import tournament_list
 
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+
+class RatedBots(TypedDict):
+    """The count of rated bots added to each variant by the selectors below."""
+
+    rated_bots: int
+
+
+RatedVariant: TypeAlias = "WithAnnotations[Variant, RatedBots]"
+
 TREND_MATCHES = 10
 CHART_POINTS_PER_SERIES = 300
 LIVE_TOURNAMENT_STATES = [
@@ -50,7 +63,7 @@ def _seats_prefetch() -> Prefetch:
     return Prefetch("seats", queryset=MatchSeat.objects.select_related("bot").order_by("seat"))
 
 
-def variants_with_top_bots(*, top: int = 3) -> list[Variant]:
+def variants_with_top_bots(*, top: int = 3) -> list[RatedVariant]:
     """Every variant with ``top_ratings``, its best bots, and ``rated_bots``, in two queries."""
     variants = list(
         Variant.objects.annotate(rated_bots=Count("ratings")).order_by("-is_preset", "name")
@@ -190,7 +203,7 @@ def bot_recent_matches(*, bot: Bot, limit: int = 15) -> list[Match]:
     return list(rows.prefetch_related(_seats_prefetch()).order_by("-created_at", "-pk")[:limit])
 
 
-def bot_head_to_head(*, bot: Bot, limit: int = 20) -> list[dict[str, Any]]:
+def bot_head_to_head(*, bot: Bot, limit: int = 20) -> list[Mapping[str, Any]]:
     """Finished matches shared with each opponent: how often the bot scored above, level, below."""
     mine = MatchSeat.objects.filter(match=OuterRef("match"), bot=bot).values("score")[:1]
     rows = (
@@ -258,10 +271,37 @@ def match_with_seats(*, match_id: int) -> Match | None:
     return rows.filter(pk=match_id).first()
 
 
-def variants_for_page() -> QuerySet[Variant]:
+def variants_for_page() -> QuerySet[RatedVariant]:
     """Presets first, then custom variants, with their creators and rated bot counts."""
     return (
         Variant.objects.select_related("created_by")
         .annotate(rated_bots=Count("ratings"))
         .order_by("-is_preset", "name")
     )
+
+
+def bots_for_page() -> QuerySet[Bot]:
+    """Every bot by name with its owner and finished matches, without secret or endpoint."""
+    finished = Q(seats__match__status=MatchStatus.FINISHED)
+    return (
+        Bot.objects.select_related("owner")
+        .defer("secret", "endpoint_url")
+        .annotate(finished_matches=Count("seats", filter=finished))
+        .order_by("name")
+    )
+
+
+def matches_for_page(
+    *, bot_id: int | None = None, fault: str | None = None, variant: Variant | None = None
+) -> QuerySet[Match]:
+    """Matches newest first with their seats; only the bot's, only those where it had ``fault``."""
+    rows = Match.objects.select_related("variant", "tournament")
+    if bot_id is not None:
+        rows = rows.filter(seats__bot_id=bot_id)
+        if fault:
+            rows = rows.filter(seats__fault_records__kind=fault, seats__bot_id=bot_id)
+    elif fault:
+        rows = rows.filter(seats__fault_records__kind=fault)
+    if variant is not None:
+        rows = rows.filter(variant=variant)
+    return rows.distinct().prefetch_related(_seats_prefetch()).order_by("-created_at", "-pk")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
 from django.db.models import (
     Avg,
@@ -36,6 +36,21 @@ from tournaments.models import (
 )
 from tournaments.models.competitions import RANKING_RULE
 
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+
+class TournamentCounts(TypedDict):
+    """The counts ``tournament_list`` adds to each tournament."""
+
+    entry_count: int
+    match_count: int
+    matches_done: int
+
+
+# A tournament as tournament_list returns it, with its counts.
+CountedTournament: TypeAlias = "WithAnnotations[Tournament, TournamentCounts]"
+
 
 def _count_of(model, **filters) -> Coalesce:
     """A subquery counting the tournament's related rows: no join, so no row explosion."""
@@ -49,7 +64,7 @@ def _count_of(model, **filters) -> Coalesce:
     return Coalesce(Subquery(rows, output_field=IntegerField()), Value(0))
 
 
-def tournament_list() -> QuerySet[Tournament]:
+def tournament_list() -> QuerySet[CountedTournament]:
     """Tournaments with variant, organiser and entry and match counts, for lists of any size."""
     return Tournament.objects.select_related("variant", "organiser").annotate(
         entry_count=_count_of(TournamentEntry),

@@ -7,7 +7,7 @@ import secrets
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Q
@@ -71,7 +71,7 @@ def _save(bot: Bot, **kwargs) -> None:
 
 
 def bot_register(
-    *, owner: AbstractBaseUser, name: str, endpoint_url: str, description: str = ""
+    *, owner: User, name: str, endpoint_url: str, description: str = ""
 ) -> tuple[Bot, str]:
     """Register a bot, pending verification; return it with its secret, shown only now."""
     secret = new_secret()

@@ -179,15 +179,15 @@ def _after_finish(match: Match) -> None:
         transaction.on_commit(lambda: advance_tournament.delay(tournament_id))
     if match.ladder_id is not None:
         if match.duplicate_group:
-            _send_next_rotation(match)
+            _send_next_rotation(match, match.ladder_id)
         ladders_top_up_soon()
 
 
-def _send_next_rotation(match: Match) -> None:
+def _send_next_rotation(match: Match, ladder_id: int) -> None:
     """Send the next queued rotation of a ladder's duplicate group, now that this one ended."""
     following = (
         Match.objects.filter(
-            ladder_id=match.ladder_id,
+            ladder_id=ladder_id,
             duplicate_group=match.duplicate_group,
             status=MatchStatus.QUEUED,
             pk__gt=match.pk,

@@ -24,7 +24,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.db import connection, transaction
-from django.db.models import Exists, F, Max, Model, OuterRef, Q
+from django.db.models import Exists, F, Field, Max, Model, OuterRef, Q
 from django.utils import timezone
 
 from arena.match import rating_ranks
@@ -294,11 +294,12 @@ def _update_rows(model: type[Model], objects: Sequence[Model], columns: list[str
     if not objects:
         return
     if connection.vendor != "postgresql":
-        model.objects.bulk_update(objects, columns, batch_size=CHUNK)
+        model._default_manager.bulk_update(objects, columns, batch_size=CHUNK)
         return
     meta = model._meta
-    names = [meta.pk.column, *(meta.get_field(c).column for c in columns)]
-    casts = [meta.get_field(c).db_type(connection) for c in [meta.pk.name, *columns]]
+    stored = [_stored_column(model, c) for c in ["pk", *columns]]
+    names = [column.name for column in stored]
+    casts = [column.cast for column in stored]
     row = "(" + ", ".join(f"%s::{cast}" for cast in casts) + ")"
     sets = ", ".join(f"{name} = v.{name}" for name in names[1:])
     for start in range(0, len(objects), CHUNK):
@@ -312,13 +313,28 @@ def _update_rows(model: type[Model], objects: Sequence[Model], columns: list[str
             cursor.execute(sql, params)
 
 
+class StoredColumn(NamedTuple):
+    """A model field's column in the database and the type to cast a value to for it."""
+
+    name: str
+    cast: str
+
+
+def _stored_column(model: type[Model], field_name: str) -> StoredColumn:
+    field = model._meta.pk if field_name == "pk" else model._meta.get_field(field_name)
+    cast = field.db_type(connection) if isinstance(field, Field) else None
+    if not isinstance(field, Field) or field.column is None or cast is None:
+        raise TypeError(f"{model.__name__}.{field_name} is not a column")
+    return StoredColumn(field.column, cast)
+
+
 def _seats_by_match(match_ids: list[int]) -> dict[int, list[SeatRow]]:
     seats: dict[int, list[SeatRow]] = {m: [] for m in match_ids}
     rows = MatchSeat.objects.filter(match_id__in=match_ids).values_list(
         "match_id", "seat", "bot_id", "score", "disqualified"
     )
-    for match_id, *seat in rows:
-        seats[match_id].append(SeatRow(*seat))
+    for match_id, seat, bot_id, score, disqualified in rows:
+        seats[match_id].append(SeatRow(seat, bot_id, score, disqualified))
     return seats
 
 
@@ -327,6 +343,20 @@ def _next_sequence() -> int:
     top = Match.objects.aggregate(top=Max("rating_sequence"))["top"] or 0
     versions = BotVersion.objects.aggregate(top=Max("rating_sequence"))["top"] or 0
     return max(top, versions) + 1
+
+
+def _ended(match: Match) -> datetime:
+    """When a finished match ended (the model's constraints give every finished match one)."""
+    if match.finished_at is None:
+        raise ValueError(f"match {match.pk} has no end time")
+    return match.finished_at
+
+
+def _sequence_of(version: BotVersion) -> int:
+    """The place of a version already applied in the rating sequence."""
+    if version.rating_sequence is None:
+        raise ValueError(f"bot version {version.pk} has no rating sequence")
+    return version.rating_sequence
 
 
 def _last_history_at() -> datetime | None:
@@ -373,7 +403,8 @@ def _units(pending: list[Match]) -> list[list[Match]]:
             continue
         members = [match]
         if match.duplicate_group:
-            rotations = Match.objects.filter(
+            # One of the two is None, which Django reads as IS NULL; the stubs refuse None here.
+            rotations = Match.objects.filter(  # type: ignore[misc]
                 tournament_id=match.tournament_id,
                 ladder_id=match.ladder_id,
                 duplicate_group=match.duplicate_group,
@@ -389,7 +420,7 @@ def _units(pending: list[Match]) -> list[list[Match]]:
                 members = group
         seen.update(m.pk for m in members)
         units.append(members)
-    units.sort(key=lambda unit: (max(m.finished_at for m in unit), unit[0].pk))
+    units.sort(key=lambda unit: (max(_ended(m) for m in unit), unit[0].pk))
     return units
 
 
@@ -421,7 +452,7 @@ def _apply_batch(batch: int) -> int:
     # Matches and versions in the order they happened (a version before a match at a tie).
     events: list[tuple[datetime, int, int, list[Match] | BotVersion]] = [
         *((v.created_at, 0, v.pk, v) for v in versions),
-        *((max(m.finished_at for m in unit), 1, unit[0].pk, unit) for unit in units),
+        *((max(_ended(m) for m in unit), 1, unit[0].pk, unit) for unit in units),
     ]
     events.sort(key=lambda event: event[:3])
     sequence = _next_sequence()
@@ -462,7 +493,7 @@ def _rate_members(
     unit = Unit(
         members=[m.pk for m in members],
         variant_id=leader.variant_id,
-        finished_at=max(m.finished_at for m in members),
+        finished_at=max(_ended(m) for m in members),
         group=f"{where}:{leader.duplicate_group}#{sequence}" if len(members) > 1 else "",
     )
     for match in members:
@@ -492,9 +523,9 @@ def ratings_recompute(*, progress: Callable[[int, int], None] | None = None) -> 
 
     def apply_versions(before: float) -> None:
         nonlocal at
-        while versions and versions[0].rating_sequence < before:
+        while versions and _sequence_of(versions[0]) < before:
             version = versions.pop(0)
-            sequence = version.rating_sequence
+            sequence = _sequence_of(version)
             rows = _rate_version(state, version, sequence, _effective_at(version.created_at, at))
             if rows:
                 at = rows[0].at
@@ -510,6 +541,9 @@ def ratings_recompute(*, progress: Callable[[int, int], None] | None = None) -> 
             break
         seats = _seats_by_match([m[0] for m in chunk])
         for match_id, variant_id, finished_at, sequence, group in chunk:
+            if finished_at is None or sequence is None:
+                raise ValueError(f"rated match {match_id} has no end time or no sequence")
+            last_sequence = sequence
             apply_versions(before=sequence)
             if group in groups_done:
                 continue
@@ -526,7 +560,6 @@ def ratings_recompute(*, progress: Callable[[int, int], None] | None = None) -> 
             history += rows
         _save_history(history)
         history.clear()
-        last_sequence = chunk[-1][3]
         done += len(chunk)
         if progress is not None:
             progress(done, total)
@@ -541,10 +574,10 @@ def _recorded_group(group: str, variant_id: int) -> tuple[Unit, dict[int, list[S
     members = list(
         Match.objects.filter(rating_group=group, rated=True)
         .order_by("rating_sequence")
-        .values_list("pk", "finished_at")
+        .only("pk", "finished_at")
     )
-    ids = [m[0] for m in members]
-    unit = Unit(ids, variant_id, max(m[1] for m in members), group)
+    ids = [m.pk for m in members]
+    unit = Unit(ids, variant_id, max(_ended(m) for m in members), group)
     return unit, _seats_by_match(ids)
 
 

@@ -93,7 +93,7 @@ def tournament_create(
         raise ApplicationError(f"unknown format {format!r}", field="format")
     _check_table(variant, table_size)
     bots = _entries(bot_ids, table_size)
-    if start_at is not None and start_at < timezone.now() - timezone.timedelta(minutes=1):
+    if start_at is not None and start_at < timezone.now() - timedelta(minutes=1):
         raise ApplicationError("start_at is in the past", field="start_at")
     tournament = Tournament(
         name=name,
@@ -244,7 +244,9 @@ def tournament_cancel(*, tournament: Tournament) -> Tournament:
     return tournament
 
 
-def _move(tournament: Tournament, allowed: set[str], to: str) -> Tournament:
+def _move(
+    tournament: Tournament, allowed: set[TournamentStatus], to: TournamentStatus
+) -> Tournament:
     tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
     if tournament.status not in allowed:
         raise ApplicationError(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model, password_validation
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -27,7 +27,7 @@ def _clean_username(username: str) -> str:
     return username
 
 
-def user_sign_up(*, username: str, password: str, email: str = "") -> tuple[AbstractBaseUser, str]:
+def user_sign_up(*, username: str, password: str, email: str = "") -> tuple[User, str]:
     """Create an account and return it with its API token."""
     User = get_user_model()
     username = _clean_username(username)
@@ -51,7 +51,7 @@ def user_sign_up(*, username: str, password: str, email: str = "") -> tuple[Abst
     return user, token.key
 
 
-def user_token(*, user: AbstractBaseUser) -> str:
+def user_token(*, user: User) -> str:
     """Return the user's API token, creating it on first use."""
     token, _ = Token.objects.get_or_create(user=user)
     return token.key

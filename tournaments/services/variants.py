@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
@@ -36,7 +36,7 @@ def _engine_variant(name: str, base: str, options: dict[str, Any]) -> EngineVari
 
 def variant_create(
     *,
-    user: AbstractBaseUser,
+    user: User,
     name: str,
     base: str,
     options: dict[str, Any],

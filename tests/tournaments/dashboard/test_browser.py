@@ -6,7 +6,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from django.contrib.auth.models import User
 
 from tests.browser import HOW_TO_ENABLE, find_chromium
 from tests.tournaments.dashboard.world import World, build_world, play_and_record
-from tournaments.models import Rating, Replay
+from tournaments.models import Rating, Replay, SeatFault
 
 # The live server runs in a thread of this process while Playwright's sync API holds an event
 # loop; Django would otherwise refuse database calls from the test thread.
@@ -55,6 +56,24 @@ def page(browser, live_server) -> Iterator[object]:
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    off_site: set[str] = set()
+    blocked: set[str] = set()
+
+    def failed(request) -> None:
+        if request.failure == "csp":
+            blocked.add(request.url)  # stopped by the page's policy: it never left the browser
+        elif request.failure != "net::ERR_ABORTED":  # a poll cut short by leaving the page
+            errors.append(f"failed {request.url}: {request.failure}")
+
+    page.on("requestfailed", failed)
+    page.on(
+        "request",
+        lambda r: (
+            off_site.add(r.url)
+            if not r.url.startswith((live_server.url, "data:", "blob:", "about:"))
+            else None
+        ),
+    )
     page.on(
         "response",
         lambda r: (
@@ -66,6 +85,7 @@ def page(browser, live_server) -> Iterator[object]:
     yield page
     page.goto("about:blank")  # stop any polling before the live server goes away
     context.close()
+    errors.extend(f"off-site request {url}" for url in sorted(off_site - blocked))
     assert not errors, f"errors in the page: {errors}"
 
 
@@ -170,49 +190,76 @@ def test_a_bot_page_draws_its_rating_chart(page, world):
     shoot(page, "bot")
 
 
-def test_every_page_renders_without_script_errors(page, world):
-    pages = {
-        "home": "/",
-        "variants": "/variants/",
-        "tournaments": "/tournaments/",
-        "match-queued": f"/matches/{world.queued[-1].pk}/",
-        "write-a-bot": "/write-a-bot/",
-        "sign-up": "/signup/",
-        "sign-in": "/signin/",
-        "not-found": "/bots/999999/",
-    }
-    for name, path in pages.items():
-        response = page.goto(path)
-        assert response.status == (404 if name == "not-found" else 200), path
-        assert page.locator("header.site").is_visible()
-        shoot(page, name)
-    page.set_viewport_size({"width": 390, "height": 844})
-    for name, path in {
-        "phone-leaderboard": f"/leaderboard/{world.variant.name}/",
-        "phone-match": f"/matches/{world.finished[0].pk}/",
-        "phone-write-a-bot": "/write-a-bot/",
-        "phone-sign-up": "/signup/",
-    }.items():
-        page.goto(path)
-        width = page.evaluate("document.documentElement.scrollWidth")
-        assert width <= 390, f"{path} scrolls sideways on a phone ({width} px)"
-        shoot(page, name)
+@dataclass(frozen=True)
+class SitePage:
+    """One page of the site, as the browser tests visit it."""
+
+    name: str
+    path: Callable[[World], str]
+    status: int = 200
+    signed_in: bool = False
 
 
-def test_my_bots_pages_fit_a_phone_and_a_laptop(page, world):
-    owner = world.bots[0].owner
+# Every page of the site. Add a page here when you add one to the site: each is checked at a
+# laptop's and a phone's width for a sideways scroll, a failed request and a script error.
+PAGES = [
+    SitePage("home", lambda w: "/"),
+    SitePage("leaderboard", lambda w: f"/leaderboard/{w.variant.name}/"),
+    SitePage("bots", lambda w: "/bots/"),
+    SitePage("bot", lambda w: f"/bots/{w.bots[0].pk}/"),
+    SitePage("tournaments", lambda w: "/tournaments/"),
+    SitePage("tournament", lambda w: f"/tournaments/{w.tournament.pk}/"),
+    SitePage("matches", lambda w: "/matches/"),
+    SitePage("matches-with-a-fault", lambda w: f"/matches/?bot={faulty_bot(w)}&fault=timeout"),
+    SitePage("match", lambda w: f"/matches/{w.finished[0].pk}/"),
+    SitePage("match-queued", lambda w: f"/matches/{w.queued[-1].pk}/"),
+    SitePage("variants", lambda w: "/variants/"),
+    SitePage("variant", lambda w: f"/variants/{w.variant.name}/"),
+    SitePage("write-a-bot", lambda w: "/write-a-bot/"),
+    SitePage("sign-up", lambda w: "/signup/"),
+    SitePage("sign-in", lambda w: "/signin/"),
+    SitePage("not-found", lambda w: "/bots/999999/", status=404),
+    SitePage("api-docs", lambda w: "/api/docs/"),
+    SitePage("api-redoc", lambda w: "/api/redoc/"),
+    SitePage("my-bots", lambda w: "/my/bots/", signed_in=True),
+    SitePage("my-bot", lambda w: f"/my/bots/{w.bots[0].pk}/", signed_in=True),
+]
+
+
+def faulty_bot(world: World) -> int:
+    """A bot of the world with a timeout fault."""
+    return SeatFault.objects.filter(kind="timeout").values_list("seat__bot_id", flat=True)[0]
+
+
+# Every table's right edge, so that a table cut off inside a narrower box is caught too.
+WIDEST_TABLE = (
+    "Math.max(0, ...[...document.querySelectorAll('table')]"
+    ".map(t => t.getBoundingClientRect().right))"
+)
+
+
+def sign_in(page, username: str) -> None:
     page.goto("/signin/")
-    page.get_by_label("Username").fill(owner.username)
+    page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill("a-long-test-passphrase-42")
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_url("**/my/bots/")
-    for width in (1366, 390):
-        page.set_viewport_size({"width": width, "height": 900})
-        for name, path in {
-            "my-bots": "/my/bots/",
-            "my-bot": f"/my/bots/{world.bots[0].pk}/",
-        }.items():
-            page.goto(path)
-            scroll = page.evaluate("document.documentElement.scrollWidth")
-            assert scroll <= width, f"{path} scrolls sideways at {width} px ({scroll} px)"
-            shoot(page, f"{name}-{width}")
+
+
+@pytest.mark.parametrize("width", [1366, 390])
+def test_every_page_fits_the_screen_and_loads_everything_from_this_server(page, world, width):
+    page.set_viewport_size({"width": width, "height": 900})
+    for site_page in sorted(PAGES, key=lambda p: p.signed_in):
+        if site_page.signed_in and "sessionid" not in str(page.context.cookies()):
+            sign_in(page, world.bots[0].owner.username)
+        path = site_page.path(world)
+        response = page.goto(path)
+        page.wait_for_load_state("networkidle")
+        assert response.status == site_page.status, path
+        scroll = page.evaluate("document.documentElement.scrollWidth")
+        assert scroll <= width, f"{path} scrolls sideways at {width} px ({scroll} px)"
+        widest = page.evaluate(WIDEST_TABLE)
+        assert widest <= width, f"a table of {path} runs off the screen at {width} px ({widest})"
+        shoot(page, f"{site_page.name}-{width}")
+    pages_seen = {p.name for p in PAGES}
+    assert len(pages_seen) == len(PAGES)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 from django.contrib.auth.models import User
@@ -17,6 +18,7 @@ from tournaments.models import (
     MatchStatus,
     Rating,
     Replay,
+    SeatFault,
     Tournament,
     TournamentStatus,
     Variant,
@@ -39,6 +41,10 @@ def page_urls(world: World) -> list[str]:
         f"/matches/{world.finished[0].pk}/",
         f"/matches/{world.queued[0].pk}/",
         "/variants/",
+        "/bots/",
+        "/matches/",
+        f"/matches/?bot={world.bots[0].pk}&fault=timeout",
+        f"/variants/{world.variant.name}/",
     ]
 
 
@@ -95,6 +101,9 @@ def test_the_pages_answer_on_an_empty_platform(client):
         "/tournaments/",
         f"/tournaments/{tournament.pk}/",
         "/variants/",
+        "/variants/oh-hell/",
+        "/bots/",
+        "/matches/",
     ]:
         response = client.get(url)
         assert response.status_code == 200, url
@@ -244,3 +253,52 @@ def test_the_admin_links_to_the_dashboard(client, staff):
     client.force_login(staff)
     body = client.get("/admin/").content.decode()
     assert '<a href="/">View site</a>' in body
+
+
+def test_the_breadcrumb_targets_exist_and_list_what_they_name(client, world):
+    bots = client.get("/bots/").content.decode()
+    assert all(bot.name in bots for bot in world.bots)
+    matches = client.get("/matches/").content.decode()
+    assert all(f"#{m.pk}<" in matches for m in world.finished + world.queued)
+    variant = client.get("/variants/oh-hell/").content.decode()
+    assert "Best bots" in variant and f"#{world.finished[-1].pk}<" in variant
+    assert client.get("/variants/no-such-variant/").status_code == 404
+    for page in (f"/bots/{world.bots[0].pk}/", f"/matches/{world.finished[0].pk}/"):
+        body = client.get(page).content.decode()
+        assert 'href="/bots/"' in body or 'href="/matches/"' in body
+
+
+def test_fault_counts_link_to_the_matches_where_the_faults_happened(client, world):
+    fault = SeatFault.objects.select_related("seat").first()
+    bot_id = fault.seat.bot_id
+    page = client.get(f"/bots/{bot_id}/").content.decode()
+    link = f"/matches/?bot={bot_id}&amp;fault={fault.kind}"
+    assert link in page
+    listed = client.get(f"/matches/?bot={bot_id}&fault={fault.kind}").content.decode()
+    with_fault = set(
+        SeatFault.objects.filter(seat__bot_id=bot_id, kind=fault.kind).values_list(
+            "seat__match_id", flat=True
+        )
+    )
+    shown = {m.pk for m in world.finished + world.queued if f"#{m.pk}<" in listed}
+    assert shown == with_fault and with_fault
+
+
+@pytest.mark.parametrize(
+    ("query", "field"), [("bot=abc", "bot:"), ("bot=999999", "bot:"), ("fault=melted", "fault:")]
+)
+def test_a_bad_match_filter_is_refused_naming_the_field(client, world, query, field):
+    response = client.get(f"/matches/?{query}")
+    assert response.status_code == 400
+    assert field in response.content.decode()
+
+
+def test_seats_and_rounds_are_numbered_from_one_and_samples_shown_as_sent(client, world):
+    match = world.finished[0]
+    seat = match.seats.order_by("seat").last()
+    SeatFault.objects.create(seat=seat, kind="not_json", count=1, sample='<b>"bid": 2</b>')
+    page = client.get(f"/matches/{match.pk}/").content.decode()
+    numbers = re.findall(r'<tr[^>]*>\s*<td class="num">(\d+)</td>', page)
+    assert numbers == ["1", "2", "3", "4"]
+    assert f"round {match.round + 1} of" in page
+    assert "&lt;b&gt;&quot;bid&quot;: 2&lt;/b&gt;" in page and '<b>"bid"' not in page

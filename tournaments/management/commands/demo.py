@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import signal
+import sys
 import time
 
 from django.conf import settings
@@ -13,6 +15,7 @@ from tournaments.demo import (
     BotHost,
     finished_demo_tournament,
     register_roster,
+    roster_on_ladders,
     start_tournament,
 )
 from tournaments.models import TournamentStatus
@@ -84,7 +87,19 @@ class Command(BaseCommand):
             f"http://127.0.0.1:{port}/tournaments/{tournament.pk}/, API: "
             f"http://127.0.0.1:{port}/api/, admin: http://127.0.0.1:{port}/admin/)"
         )
-        call_command("runserver", f"127.0.0.1:{port}", use_reloader=False)
+        # With workers, the ladders run by themselves: the demo bots are on them while the demo
+        # serves them, so a newcomer's bot has opponents as soon as it opts in.
+        ladders = not settings.CELERY_TASK_ALWAYS_EAGER
+        if ladders:
+            roster_on_ladders(bots, on=True)
+            say("The reference bots are on the oh-hell ladder: opt a bot in to play them.")
+            # Stopped with SIGTERM as with Ctrl-C, so they leave the ladder either way.
+            signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
+        try:
+            call_command("runserver", f"127.0.0.1:{port}", use_reloader=False)
+        finally:
+            if ladders:
+                roster_on_ladders(bots, on=False)
 
     def _wait(self, tournament, timeout: int) -> None:
         deadline = time.monotonic() + timeout

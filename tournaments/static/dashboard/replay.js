@@ -39,7 +39,7 @@
     return s || RANKS.indexOf(b.charAt(0)) - RANKS.indexOf(a.charAt(0));
   }
 
-  function seatName(seat) { return names[seat] || "seat " + seat; }
+  function seatName(seat) { return names[seat] || "seat " + (seat + 1); }
   function tricksIn(d) { return deals[d].tricks.length; }
 
   function move(deal, trick) {
