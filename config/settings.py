@@ -139,7 +139,7 @@ else:
 
 # Where tasks run. With REDIS_URL, on Celery workers through Redis. Without it, in development
 # (DEBUG on), on a local worker and beat that ./run starts next to the web server, through a
-# broker kept in files next to the SQLite database (kombu's filesystem transport: no server to install).
+# broker kept in files next to the SQLite database (kombu's filesystem transport: no server).
 # CELERY_EAGER=1 runs every task inside the process that sends it (the tests on SQLite); a
 # deployment without Redis must ask for that explicitly, because web requests then wait on
 # whole tournaments.

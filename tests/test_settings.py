@@ -108,9 +108,7 @@ def test_on_embedded_defaults_tasks_go_to_a_local_broker_not_into_web_requests(t
 
 
 def test_tasks_run_in_process_only_when_asked_for(tmp_path):
-    result = where_tasks_run(
-        DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}", CELERY_EAGER="1"
-    )
+    result = where_tasks_run(DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}", CELERY_EAGER="1")
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["True", "memory"]
 
