@@ -294,7 +294,8 @@ def tournaments_reconcile(*, stale_after: timedelta | None = None) -> Reconciled
     """
     from tournaments.tasks import generate_tournament
 
-    stale_after = stale_after or timedelta(seconds=settings.MATCH_STALE_SECONDS)
+    if stale_after is None:
+        stale_after = timedelta(seconds=settings.MATCH_STALE_SECONDS)
     cutoff = timezone.now() - stale_after
     starting = list(
         Tournament.objects.filter(

@@ -15,13 +15,16 @@ from tournaments.selectors.tournaments import tournament_progress, tournament_st
 from tournaments.services.matches import match_run
 from tournaments.services.ratings import ratings_apply_pending
 from tournaments.services.tournaments import (
+    Reconciled,
     tournament_advance,
     tournament_cancel,
     tournament_create,
     tournament_generate,
     tournament_pause,
     tournament_resume,
+    tournament_start,
     tournament_start_due,
+    tournaments_reconcile,
 )
 
 pytestmark = pytest.mark.django_db
@@ -172,3 +175,43 @@ def test_a_table_the_variant_cannot_seat_is_refused_naming_the_field(
     with pytest.raises(ApplicationError) as refused:
         _create(organiser, oh_hell, bots, "round_robin", table_size=8)
     assert refused.value.field == "table_size"
+
+
+def test_a_tournament_whose_last_advance_message_was_lost_is_finished_by_the_reconciler(
+    organiser, playing_bots, short
+):
+    bots = playing_bots(3)
+    tournament = start_and_generate(_create(organiser, short, bots, "round_robin"))
+    # Each finished match sends its advance after commit; this test's transaction never
+    # commits, so every one of those messages is lost, as with a broker down at that moment.
+    for match in tournament.matches.all():
+        assert match_run(match_id=match.pk) == "recorded"
+    tournament.refresh_from_db()
+    assert tournament.status == TournamentStatus.RUNNING  # stuck without the reconciler
+    assert tournaments_reconcile() == Reconciled(restarted=0, advanced=1)
+    tournament.refresh_from_db()
+    assert tournament.status == TournamentStatus.FINISHED
+    assert tournaments_reconcile() == Reconciled(restarted=0, advanced=0)
+
+
+def test_the_reconciler_plays_on_a_swiss_tournament_and_leaves_busy_ones_alone(
+    organiser, playing_bots, short
+):
+    bots = playing_bots(6)
+    swiss = start_and_generate(_create(organiser, short, bots, "swiss", rounds=2))
+    busy = start_and_generate(_create(organiser, short, bots, "round_robin"))
+    for match in swiss.matches.all():
+        assert match_run(match_id=match.pk) == "recorded"
+    assert tournaments_reconcile() == Reconciled(restarted=0, advanced=1)
+    assert set(swiss.matches.values_list("round", flat=True)) == {0, 1}
+    busy.refresh_from_db()
+    assert busy.status == TournamentStatus.RUNNING
+
+
+def test_a_tournament_left_starting_is_generated_again_after_a_while(
+    organiser, playing_bots, short
+):
+    tournament = _create(organiser, short, playing_bots(3), "round_robin")
+    tournament_start(tournament=tournament)  # its generation message is lost with the rollback
+    assert tournaments_reconcile() == Reconciled(restarted=0, advanced=0)  # not yet stale
+    assert tournaments_reconcile(stale_after=timedelta(0)).restarted == 1
