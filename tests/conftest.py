@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import signal
 import socket
@@ -19,11 +18,6 @@ from rest_framework.test import APIClient
 
 from tournaments.models import ORGANISERS_GROUP, Bot, Variant
 from tournaments.services.variants import variants_seed_presets
-
-# Without Redis the tests run tasks inside the process that sends them (./run test sets this
-# too); read when the settings load, after this module.
-if not os.environ.get("REDIS_URL"):
-    os.environ.setdefault("CELERY_EAGER", "1")
 
 PASSWORD = "a-long-test-passphrase-42"
 

@@ -244,9 +244,7 @@ class TournamentAdmin(admin.ModelAdmin):
     form = TournamentForm
     actions = ["start_tournaments", "pause_tournaments", "resume_tournaments", "cancel_tournaments"]
 
-    def get_readonly_fields(
-        self, request: HttpRequest, obj: Tournament | None = None
-    ) -> list[str]:
+    def get_readonly_fields(self, request: HttpRequest, obj: Tournament | None = None) -> list[str]:
         fields = list(self.readonly_fields)
         if _started(obj):  # its status moves only through the actions
             fields += ["status", *FIXED_ONCE_STARTED]
