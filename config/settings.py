@@ -202,6 +202,9 @@ BOT_ALLOWED_NETWORKS = env_networks("BOT_ALLOWED_NETWORKS")
 BOT_MAX_RESPONSE_BYTES = env_int("BOT_MAX_RESPONSE_BYTES", 65536, minimum=1024)
 BOT_DEFAULT_TIME_LIMIT_MS = env_int("BOT_DEFAULT_TIME_LIMIT_MS", 1000, minimum=10, maximum=60000)
 BOT_HELLO_TIMEOUT_MS = env_int("BOT_HELLO_TIMEOUT_MS", 3000, minimum=100, maximum=60000)
+# A verification asked for through the API or the admin is queued; one still pending after this
+# long (its task lost) is sent again when asked for again.
+BOT_VERIFY_RESEND_S = env_int("BOT_VERIFY_RESEND_S", 60, minimum=5)
 
 # Requests: anything larger is refused with 413 before it is parsed.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MAX_REQUEST_BYTES", 262144, minimum=1024)

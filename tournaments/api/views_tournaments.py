@@ -29,7 +29,7 @@ from tournaments.api.serializers_competitions import (
     TournamentInput,
     TournamentOutput,
 )
-from tournaments.models import Tournament
+from tournaments.models import Tournament, signed_in
 from tournaments.selectors.matches import tournament_fixtures
 from tournaments.selectors.tournaments import (
     tournament_detail_list,
@@ -105,7 +105,9 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         data = TournamentInput(data=request.data)
         data.is_valid(raise_exception=True)
         fields = dict(data.validated_data)
-        tournament = tournament_create(organiser=request.user, bot_ids=fields.pop("bots"), **fields)
+        tournament = tournament_create(
+            organiser=signed_in(request.user), bot_ids=fields.pop("bots"), **fields
+        )
         return self._detail(tournament.pk, status_code=status.HTTP_201_CREATED)
 
     def _control(self, service: Callable[..., Tournament]) -> Response:
