@@ -32,7 +32,7 @@ from tournaments.models import (
 )
 from tournaments.selectors.ratings import recompute_state
 from tournaments.selectors.tournaments import CountedTournament, tournament_list
-from tournaments.services.bots import bot_disable, bot_enable, bot_verify
+from tournaments.services.bots import bot_disable, bot_enable, bot_verify_request
 from tournaments.services.ladders import ladder_pause, ladder_resume
 from tournaments.services.matches import match_retry
 from tournaments.services.ratings import ratings_request_recompute
@@ -139,13 +139,16 @@ class BotAdmin(admin.ModelAdmin):
             bot_enable(bot=bot)
         self.message_user(request, f"Enabled {len(queryset)} bot(s), pending verification.")
 
-    @admin.action(description="Verify the selected bots now (calls hello)")
+    @admin.action(description="Verify the selected bots (queues a hello check of each)")
     def verify_bots(self, request: HttpRequest, queryset: QuerySet[Bot]) -> None:
-        for bot in queryset[:20]:
-            check = bot_verify(bot=bot)
-            level = messages.SUCCESS if check.ok else messages.WARNING
-            outcome = "passed" if check.ok else f"failed: {check.error_message}"
-            self.message_user(request, f"{bot.name}: {outcome}", level=level)
+        bots = list(queryset)
+        for bot in bots:
+            bot_verify_request(bot=bot)
+        self.message_user(
+            request,
+            f"Queued a hello check of {len(bots)} bot(s); the outcomes appear under "
+            "health checks as workers call the bots.",
+        )
 
 
 @admin.register(BotHealthCheck)
@@ -154,7 +157,14 @@ class BotHealthCheckAdmin(admin.ModelAdmin):
     list_filter = ["ok", "error_kind", "at"]
     search_fields = ["bot__name"]
     list_select_related = ["bot"]
-    readonly_fields = ["bot", "at", "ok", "latency_ms", "error_kind", "error_message"]
+    readonly_fields = [
+        "bot",
+        "at",
+        "ok",
+        "latency_ms",
+        "error_kind",
+        "error_message",
+    ]
 
 
 @admin.register(Variant)
@@ -238,7 +248,7 @@ class TournamentAdmin(admin.ModelAdmin):
     list_filter = ["status", "format", "variant"]
     search_fields = ["name", "organiser__username"]
     list_select_related = ["variant", "organiser"]
-    readonly_fields = ["created_at", "updated_at", "started_at", "finished_at", "progress"]
+    readonly_fields = ["created_at", "updated_at", "started_at", "progress"]
     raw_id_fields = ["organiser"]
     inlines = [EntryInline]
     form = TournamentForm
@@ -366,7 +376,6 @@ class MatchAdmin(admin.ModelAdmin):
         "attempts",
         "rated",
         "claimed_by",
-        "finished_at",
         "duration",
     ]
     list_filter = [
@@ -383,7 +392,6 @@ class MatchAdmin(admin.ModelAdmin):
         "claimed_at",
         "heartbeat_at",
         "started_at",
-        "finished_at",
         "rated_at",
         "rating_sequence",
         "duration",

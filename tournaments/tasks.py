@@ -104,3 +104,15 @@ def verify_bot(bot_id: int) -> str:
         return "ok" if bots.bot_verify(bot=bot).ok else "failed"
     except ApplicationError:
         return "unavailable"  # the platform could not call now; the health sweep will
+
+
+@shared_task(name="tournaments.complete_health_check", ignore_result=True)
+def complete_health_check(check_id: int) -> str:
+    """Call the bot of a check asked for through the API or the admin, and record the outcome."""
+    from tournaments.errors import ApplicationError
+
+    try:
+        status = bots.bot_complete_check(check_id=check_id)
+    except ApplicationError:
+        return "unavailable"  # stays pending; asking again sends it again
+    return "done" if status is None else str(status)

@@ -9,8 +9,18 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
+from tests.tournaments.conftest import ScriptedBot
 from tournaments import models
-from tournaments.models import Bot, BotStatus, Match, MatchSeat, Rating, SeatFault, Tournament
+from tournaments.models import (
+    Bot,
+    BotHealthCheck,
+    BotStatus,
+    Match,
+    MatchSeat,
+    Rating,
+    SeatFault,
+    Tournament,
+)
 from tournaments.services.tournaments import (
     tournament_advance,
     tournament_generate,
@@ -136,17 +146,22 @@ def test_staff_disable_and_enable_bots_from_the_list(admin_client, make_bot, own
     assert set(Bot.objects.values_list("status", "disabled_cause")) == {("pending", "")}
 
 
-def test_staff_verify_bots_from_the_list(
+def test_staff_verify_bots_from_the_list_queues_the_checks(
     admin_client, make_bot, owner, scripted_bot_server, loopback_allowed
 ):
-    bot = make_bot(owner, endpoint_url=f"{scripted_bot_server}/ok")
+    bots = [make_bot(owner, endpoint_url=f"{scripted_bot_server}/ok") for _ in range(25)]
+    ScriptedBot.received.clear()
     url = reverse("admin:tournaments_bot_changelist")
     response = admin_client.post(
-        url, {"action": "verify_bots", "_selected_action": [bot.pk]}, follow=True
+        url, {"action": "verify_bots", "_selected_action": [b.pk for b in bots]}, follow=True
     )
-    assert [str(m) for m in response.context["messages"]] == [f"{bot.name}: passed"]
-    bot.refresh_from_db()
-    assert bot.status == BotStatus.ACTIVE and bot.health_checks.count() == 1
+    assert [str(m) for m in response.context["messages"]] == [
+        "Queued a hello check of 25 bot(s); the outcomes appear under health checks as workers "
+        "call the bots."
+    ]
+    assert ScriptedBot.received == []  # the request called no bot
+    checks = BotHealthCheck.objects.filter(bot__in=bots)
+    assert checks.count() == 25 and not checks.exclude(ok__isnull=True).exists()
 
 
 def test_a_match_shows_its_duration(admin_client, oh_hell):
@@ -170,7 +185,7 @@ def test_non_staff_cannot_reach_the_admin(client, owner):
 def cup(organiser, oh_hell, make_bot, owner):
     from tournaments.services.tournaments import tournament_create
 
-    bots = [make_bot(owner, status=BotStatus.ACTIVE) for _ in range(3)]
+    bots = [make_bot(owner, status=BotStatus.ACTIVE, accept_invitations=True) for _ in range(3)]
     return tournament_create(
         organiser=organiser,
         name="cup",

@@ -154,6 +154,14 @@ class TournamentDetailOutput(TournamentOutput):
         return self.context["progress"]
 
 
+class HeadToHeadOutput(serializers.Serializer):
+    bot = serializers.IntegerField(help_text="the opponent's id")
+    matches = serializers.IntegerField()
+    ahead = serializers.IntegerField()
+    level = serializers.IntegerField()
+    behind = serializers.IntegerField()
+
+
 class StandingOutput(serializers.Serializer):
     place = serializers.IntegerField()
     bot = serializers.IntegerField()
@@ -174,8 +182,9 @@ class StandingOutput(serializers.Serializer):
         allow_null=True, help_text="Swiss: table size minus rank per match, byes as average"
     )
     head_to_head = serializers.DictField(
-        child=serializers.ListField(child=serializers.IntegerField()),
-        help_text="opponent id -> [matches ahead, level, behind]",
+        child=HeadToHeadOutput(),
+        help_text="opponent's name -> finished matches shared, and in how many this bot scored "
+        "more (ahead), the same (level) or less (behind)",
     )
 
 

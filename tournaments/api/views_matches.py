@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions, mixins, viewsets
 from rest_framework.decorators import action
+from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from tournaments.api.csv_export import (
+    DOWNLOAD_CSV,
+    WITH_CSV,
+    CSVDownloadNegotiation,
+    as_download,
+)
 from tournaments.api.filters import MatchFilter
 from tournaments.api.serializers_competitions import MatchDetailOutput, MatchOutput
 from tournaments.models import Match
@@ -30,6 +39,19 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
         if self.action == "retrieve":
             return match_detail_list()
         return Match.objects.all()
+
+    content_negotiation_class = CSVDownloadNegotiation
+
+    def get_renderers(self) -> list[BaseRenderer]:
+        # The list also downloads as CSV (?download=csv), a row per seat.
+        if self.action == "list":
+            return [renderer() for renderer in WITH_CSV]
+        return super().get_renderers()
+
+    @extend_schema(parameters=[DOWNLOAD_CSV])
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        """Matches, newest first, a page at a time; as CSV with ``?download=csv``."""
+        return as_download(request, super().list(request, *args, **kwargs), "matches")
 
     def get_serializer_class(self):
         return MatchDetailOutput if self.action == "retrieve" else MatchOutput

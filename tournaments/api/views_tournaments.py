@@ -12,6 +12,13 @@ from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from tournaments.api.csv_export import (
+    DOWNLOAD_CSV,
+    WITH_CSV,
+    CSVDownloadNegotiation,
+    CSVRenderer,
+    as_download,
+)
 from tournaments.api.filters import TournamentFilter
 from tournaments.api.permissions import IsOrganiserOrReadOnly
 from tournaments.api.serializers_competitions import (
@@ -22,7 +29,7 @@ from tournaments.api.serializers_competitions import (
     TournamentInput,
     TournamentOutput,
 )
-from tournaments.models import Tournament
+from tournaments.models import Tournament, signed_in
 from tournaments.selectors.matches import tournament_fixtures
 from tournaments.selectors.tournaments import (
     tournament_detail_list,
@@ -98,7 +105,9 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         data = TournamentInput(data=request.data)
         data.is_valid(raise_exception=True)
         fields = dict(data.validated_data)
-        tournament = tournament_create(organiser=request.user, bot_ids=fields.pop("bots"), **fields)
+        tournament = tournament_create(
+            organiser=signed_in(request.user), bot_ids=fields.pop("bots"), **fields
+        )
         return self._detail(tournament.pk, status_code=status.HTTP_201_CREATED)
 
     def _control(
@@ -139,16 +148,37 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         progress = tournament_progress(tournament=self.get_object())
         return Response(ProgressOutput(progress.to_dict()).data)
 
-    @extend_schema(responses=StandingsOutput)
-    @action(detail=True, methods=["get"])
+    @extend_schema(responses=StandingsOutput, parameters=[DOWNLOAD_CSV])
+    @action(
+        detail=True,
+        methods=["get"],
+        renderer_classes=WITH_CSV,
+        content_negotiation_class=CSVDownloadNegotiation,
+    )
     def standings(self, request: Request, pk: str | None = None) -> Response:
         """Standings from the finished matches, with the winners and whether first place is tied."""
-        return Response(tournament_standings(tournament=self.get_object()))
+        tournament = self.get_object()
+        response = Response(tournament_standings(tournament=tournament))
+        return as_download(request, response, f"tournament-{tournament.pk}-standings")
 
-    @extend_schema(responses=MatchOutput(many=True), filters=False)
-    @action(detail=True, methods=["get"], filterset_class=None, ordering_fields=[])
+    @extend_schema(responses=MatchOutput(many=True), filters=False, parameters=[DOWNLOAD_CSV])
+    @action(
+        detail=True,
+        methods=["get"],
+        filterset_class=None,
+        ordering_fields=[],
+        renderer_classes=WITH_CSV,
+        content_negotiation_class=CSVDownloadNegotiation,
+    )
     def fixtures(self, request: Request, pk: str | None = None) -> Response:
-        """The tournament's matches with their seats and status, by round, a page at a time."""
-        matches = tournament_fixtures(tournament=self.get_object())
+        """The tournament's matches with their seats and status, by round, a page at a time.
+
+        As CSV (``?download=csv``), every match of the tournament at once, a row per seat.
+        """
+        tournament = self.get_object()
+        matches = tournament_fixtures(tournament=tournament)
+        if request.accepted_renderer.format == CSVRenderer.format:
+            response = Response(MatchOutput(matches, many=True).data)
+            return as_download(request, response, f"tournament-{tournament.pk}-matches")
         page = self.paginate_queryset(matches)
         return self.get_paginated_response(MatchOutput(page, many=True).data)

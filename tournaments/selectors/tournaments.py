@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
 from django.db.models import (
-    Avg,
     Count,
     F,
     IntegerField,
@@ -159,8 +158,8 @@ class Standing:
     place: int = 0
     head_to_head: dict[int, list[int]] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
-        """Return the API form; head_to_head maps opponent id to [ahead, level, behind]."""
+    def to_dict(self, names: dict[int, str]) -> dict[str, Any]:
+        """Return the API form; head_to_head is keyed by the opponent's name (from ``names``)."""
         n = self.matches
         return {
             "place": self.place,
@@ -180,7 +179,18 @@ class Standing:
             else round(self.duplicate_score, 2),
             "byes": self.byes,
             "swiss_points": self.swiss_points,
-            "head_to_head": {str(k): v for k, v in sorted(self.head_to_head.items())},
+            "head_to_head": {
+                names[other]: {
+                    "bot": other,
+                    "matches": ahead + level + behind,
+                    "ahead": ahead,
+                    "level": level,
+                    "behind": behind,
+                }
+                for other, (ahead, level, behind) in sorted(
+                    self.head_to_head.items(), key=lambda item: names[item[0]]
+                )
+            },
         }
 
 
@@ -233,9 +243,10 @@ def tournament_standings(*, tournament: Tournament) -> dict[str, Any]:
     for line in ordered:
         line.place = 1 + sum(1 for other in ordered if key(other) < key(line))
     leaders = [line for line in ordered if line.place == 1]
+    names = {line.bot_id: line.bot_name for line in ordered}
     return {
         "ranking_rule": RANKING_RULE[tournament.format],
-        "standings": [line.to_dict() for line in ordered],
+        "standings": [line.to_dict(names) for line in ordered],
         "winners": [line.bot_id for line in leaders] if ordered else [],
         "tie_for_first": len(leaders) > 1,
         "final": tournament.status == "finished",
@@ -318,18 +329,3 @@ def swiss_points(*, tournament: Tournament) -> dict[int, float]:
     for row in rows:
         points[row["bot_id"]] = points.get(row["bot_id"], 0.0) + float(row["p"] or 0)
     return points
-
-
-def recent_pace(*, tournament: Tournament, window: timedelta = timedelta(minutes=10)) -> float:
-    """Matches finished per minute over the last ``window``."""
-    since = timezone.now() - window
-    done = tournament.matches.filter(finished_at__gte=since).count()
-    return done / (window.total_seconds() / 60)
-
-
-def tournament_average_duration(*, tournament: Tournament) -> float | None:
-    """Mean seconds a finished match of this tournament took."""
-    value = tournament.matches.filter(status=MatchStatus.FINISHED).aggregate(
-        d=Avg(F("finished_at") - F("started_at"))
-    )["d"]
-    return value.total_seconds() if value else None

@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from typing import NamedTuple
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
@@ -52,7 +53,22 @@ def _check_table(variant: Variant, table_size: int) -> None:
         raise ApplicationError(exc.reason, field="table_size") from None
 
 
-def _entries(bot_ids: Sequence[int], table_size: int) -> list[Bot]:
+def _check_consent(organiser: User, bots: Sequence[Bot]) -> None:
+    """Refuse bots of other owners who have not opted in to invitations; staff included."""
+    refused = sorted(
+        b.name for b in bots if b.owner_id != organiser.pk and not b.accept_invitations
+    )
+    if refused:
+        raise ApplicationError(
+            "these bots belong to other users who do not accept invitations to tournaments: "
+            f"{', '.join(refused)} (an owner opts in with accept_invitations)",
+            code="permission_denied",
+            status=403,
+            field="bots",
+        )
+
+
+def _entries(organiser: User, bot_ids: Sequence[int], table_size: int) -> list[Bot]:
     if len(set(bot_ids)) != len(bot_ids):
         raise ApplicationError("a bot is entered twice", field="bots")
     if len(bot_ids) > MAX_ENTRIES:
@@ -61,6 +77,7 @@ def _entries(bot_ids: Sequence[int], table_size: int) -> list[Bot]:
     missing = sorted(set(bot_ids) - {b.pk for b in bots})
     if missing:
         raise ApplicationError(f"no bot with id {missing[0]}", field="bots")
+    _check_consent(organiser, bots)
     inactive = sorted(b.name for b in bots if b.status != BotStatus.ACTIVE)
     if inactive:
         raise ApplicationError(
@@ -76,7 +93,7 @@ def _entries(bot_ids: Sequence[int], table_size: int) -> list[Bot]:
 @transaction.atomic
 def tournament_create(
     *,
-    organiser,
+    organiser: User,
     name: str,
     variant: Variant,
     format: str,
@@ -92,7 +109,7 @@ def tournament_create(
     if format not in TournamentFormat.values:
         raise ApplicationError(f"unknown format {format!r}", field="format")
     _check_table(variant, table_size)
-    bots = _entries(bot_ids, table_size)
+    bots = _entries(organiser, bot_ids, table_size)
     if start_at is not None and start_at < timezone.now() - timedelta(minutes=1):
         raise ApplicationError("start_at is in the past", field="start_at")
     tournament = Tournament(

@@ -26,7 +26,8 @@ from tournaments.services.tournaments import tournament_generate
 
 @pytest.fixture
 def active_bots(make_bot, owner):
-    return [make_bot(owner, status=BotStatus.ACTIVE) for _ in range(6)]
+    """Bots of a user who accepts invitations, so organisers may enter them."""
+    return [make_bot(owner, status=BotStatus.ACTIVE, accept_invitations=True) for _ in range(6)]
 
 
 def create(client, entrants, **fields):
@@ -157,8 +158,10 @@ class TestCreate:
     def test_bots_must_be_known_active_distinct_and_enough(
         self, organiser_client, active_bots, make_bot, owner
     ):
-        pending = make_bot(owner, name="not-yet")
-        disabled = make_bot(owner, status=BotStatus.DISABLED, disabled_cause="admin")
+        pending = make_bot(owner, name="not-yet", accept_invitations=True)
+        disabled = make_bot(
+            owner, status=BotStatus.DISABLED, disabled_cause="admin", accept_invitations=True
+        )
         a, b, c = active_bots[:3]
         cases = [
             ([a.pk, b.pk, 999_999], "no bot with id 999999"),

@@ -8,14 +8,22 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
 
 from tests.browser import HOW_TO_ENABLE, find_chromium
-from tests.tournaments.dashboard.world import World, build_world, play_and_record
-from tournaments.models import Rating, Replay, SeatFault
+from tests.tournaments.dashboard.world import (
+    World,
+    build_world,
+    make_bots,
+    play_and_record,
+    queue_match,
+)
+from tournaments.models import Rating, RatingHistory, Replay, SeatFault
+from tournaments.services.ratings import ratings_apply_pending
 
 # The live server runs in a thread of this process while Playwright's sync API holds an event
 # loop; Django would otherwise refuse database calls from the test thread.
@@ -263,3 +271,19 @@ def test_every_page_fits_the_screen_and_loads_everything_from_this_server(page, 
         shoot(page, f"{site_page.name}-{width}")
     pages_seen = {p.name for p in PAGES}
     assert len(pages_seen) == len(PAGES)
+
+
+def test_a_chart_of_one_rated_match_spans_hours_around_it_not_years(page, world):
+    when = datetime(2026, 11, 15, 12, 0, tzinfo=UTC)
+    newcomers = make_bots(4, [world.bots[0].owner], prefix="newcomer")
+    play_and_record(queue_match(world.tournament, newcomers, round_=90), when=when)
+    ratings_apply_pending()
+    page.goto(f"/bots/{newcomers[0].pk}/")
+    page.locator("figure[data-chart].drawn").wait_for()
+    low, high = map(
+        float, page.locator("figure[data-chart]").get_attribute("data-x-range").split(",")
+    )
+    rated_at = RatingHistory.objects.get(bot=newcomers[0]).at.timestamp()
+    assert low < rated_at < high
+    assert high - low <= 6 * 3600, (low, high)
+    shoot(page, "bot-one-match")

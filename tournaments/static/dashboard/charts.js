@@ -9,6 +9,15 @@
     return value == null ? "" : new Date(value * 1000).toLocaleString();
   }
 
+  // uPlot widens the range of one instant by years; show the points' own span, padded by a
+  // little and at least two hours wide.
+  var MIN_SPAN_S = 2 * 3600;
+  function timeRange(times) {
+    var min = times[0], max = times[times.length - 1];
+    var pad = Math.max((max - min) * 0.04, (MIN_SPAN_S - (max - min)) / 2);
+    return [min - pad, max + pad];
+  }
+
   function draw(figure) {
     var data = JSON.parse(document.getElementById(figure.dataset.chart).textContent);
     var few = data.x.length < 60;
@@ -27,9 +36,15 @@
       width: Math.max(figure.clientWidth, 280),
       height: HEIGHT,
       series: series,
-      scales: { x: { time: true } },
+      scales: { x: { time: true, auto: false, range: timeRange(data.x) } },
       axes: [{}, { label: figure.dataset.yLabel, size: 60 }],
-      legend: { live: true }
+      legend: { live: true },
+      hooks: {
+        // The time range shown, for people reading the page's source and for its tests.
+        setScale: [function (u, key) {
+          if (key === "x") figure.dataset.xRange = u.scales.x.min + "," + u.scales.x.max;
+        }]
+      }
     };
     var columns = [data.x].concat(data.series.map(function (s) { return s.values; }));
     var plot = new uPlot(options, columns, figure);

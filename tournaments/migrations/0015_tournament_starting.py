@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tournaments', '0012_bot_versions'),
+        ('tournaments', '0014_bot_checks_queued_accept_invitations'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
