@@ -317,7 +317,9 @@ class TestControl:
     ):
         from tournaments.services.tournaments import tournament_create
 
-        bots = [make_bot(owner, status=BotStatus.ACTIVE) for _ in range(100)]
+        bots = [
+            make_bot(owner, status=BotStatus.ACTIVE, accept_invitations=True) for _ in range(100)
+        ]
         big = tournament_create(
             organiser=organiser,
             name="big night",
