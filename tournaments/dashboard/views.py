@@ -12,6 +12,7 @@ from django.views.decorators.http import require_safe
 
 from engine import PRESET_NOTES
 from tournaments.dashboard.charts import rating_chart
+from tournaments.dashboard.study import ranking_study
 from tournaments.models import (
     Bot,
     FaultKind,
@@ -255,6 +256,7 @@ def variants_page(request: HttpRequest) -> HttpResponse:
     context = {
         "presets": [v for v in variants if v.is_preset],
         "custom": [v for v in variants if not v.is_preset],
+        "study": ranking_study(),
         "api_url": "/api/variants/",
     }
     return render(request, "dashboard/variants.html", context)
