@@ -46,15 +46,15 @@ def ranking_study(path: Path = SUMMARY) -> RankingStudy | None:
     small_share = data["results"][smaller][PER_MATCH]["share_good"][1]
     sentence = (
         f"With {len(data['bots'])} bots of graded strength and {data['reps']} repetitions, "
-        f"after {at} matches the board's order agrees with the true one at a Kendall tau of "
+        f"after {at} matches the board's order agrees with the true one at a median Kendall tau of "
         f"{tau[GROUP]:.2f} when each duplicate group is one rating update, "
         f"{tau[SUMMED]:.2f} when four random-deal matches are summed into one update, and "
         f"{tau[PER_MATCH]:.2f} when each random-deal match is rated on its own "
         f"({tau[DUPLICATE_PER_MATCH]:.2f} for duplicate deals rated match by match). "
         f"Summing matches is the aggregation effect; the step from summed random deals to "
         f"duplicate groups, same tables and same number of matches, is the luck of the cards "
-        f"taken out. Over {data['horizon']} matches the board stays at tau "
-        f"{data['threshold']} or better {share[GROUP]:.0%} of the time with duplicate groups, "
+        f"taken out. Over {data['horizon']:,} matches the board is at tau {data['threshold']} "
+        f"or better a median {share[GROUP]:.0%} of the time with duplicate groups, "
         f"{share[SUMMED]:.0%} with summed random deals and {share[PER_MATCH]:.0%} match by "
         f"match; a smaller TrueSkill tau ({smaller.split(' ')[2]}) takes match-by-match "
         f"rating to {small_share:.0%}."
