@@ -1,11 +1,14 @@
 """Throughput and latency of the bot and variant list endpoints, served by gunicorn.
 
 Loads 10,000 bots into a fresh PostgreSQL database, then for each database connection mode
-(persistent: DB_CONN_MAX_AGE=600, per request: DB_CONN_MAX_AGE=0) starts gunicorn with 2 workers
-on loopback and drives GET /api/bots/ and GET /api/variants/ with a keep-alive load generator
-(threads, one connection each). Also counts SQL queries per list request at several page sizes.
+(persistent: DB_CONN_MAX_AGE=600, per request: DB_CONN_MAX_AGE=0) starts gunicorn with 2 gthread
+workers on loopback and drives GET /api/bots/ and GET /api/variants/ with a keep-alive load
+generator (threads, one connection each; it counts the connections it had to open), in paired
+rounds against an anchor on the same server, GET /api/health/ (a DRF view with no database
+work): each round measures both, in ABBA order, and the table gives medians of the rounds and
+the spread of the endpoint/anchor ratio. Also counts SQL queries per list request.
 
-    .venv/bin/python bench/bench_api.py [--seconds 8] [--connections 4] [--bots 10000]
+    .venv/bin/python bench/bench_api.py [--seconds 3] [--rounds 5] [--connections 4] [--bots 10000]
 
 Needs PostgreSQL on 127.0.0.1:5432 (user postgres, trust auth); uses the database ohhell_bench.
 """
@@ -23,6 +26,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,24 +90,27 @@ print(json.dumps(out))
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-def start_gunicorn(conn_max_age: int) -> subprocess.Popen:
-    """Start gunicorn with 2 sync workers and wait until it answers."""
-    env = {**BASE_ENV, "DB_CONN_MAX_AGE": str(conn_max_age)}
+ANCHOR = "/api/health/"  # a trivial DRF view on the same server: no database, no session
+
+
+def start_gunicorn(conn_max_age: int, extra_env: dict[str, str] | None = None) -> subprocess.Popen:
+    """Start gunicorn with 2 threaded workers (they keep connections alive) and wait for it.
+
+    Sync workers close every connection after one response, so a "keep-alive" client would
+    reconnect for each request; gthread workers keep them open (``load`` counts reconnects).
+    """
+    env = {**BASE_ENV, "DB_CONN_MAX_AGE": str(conn_max_age), **(extra_env or {})}
     command = [
         str(Path(sys.executable).parent / "gunicorn"),
         "config.wsgi",
-        "--workers",
-        "2",
-        "--bind",
-        f"127.0.0.1:{PORT}",
-        "--log-level",
-        "warning",
+        *("--workers", "2", "--worker-class", "gthread", "--threads", "4"),
+        *("--keep-alive", "60", "--bind", f"127.0.0.1:{PORT}", "--log-level", "warning"),
     ]
     server = subprocess.Popen(command, env=env, cwd=ROOT)
     for _ in range(100):
         try:
             conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=1)
-            conn.request("GET", "/api/")
+            conn.request("GET", ANCHOR)
             if conn.getresponse().status == 200:
                 return server
         except OSError:
@@ -112,16 +119,26 @@ def start_gunicorn(conn_max_age: int) -> subprocess.Popen:
     raise RuntimeError("gunicorn did not start")
 
 
-def load(
-    path: str | Callable[[random.Random], str], seconds: float, connections: int
-) -> tuple[float, float, float, int]:
-    """Drive one endpoint; return requests per second, p50 and p99 latency in ms, errors.
+@dataclass
+class Run:
+    """One measurement of one endpoint."""
+
+    rps: float
+    p50_ms: float
+    p99_ms: float
+    errors: int
+    connects: int  # connections opened (keep-alive: one per client connection)
+
+
+def load(path: str | Callable[[random.Random], str], seconds: float, connections: int) -> Run:
+    """Drive one endpoint from ``connections`` keep-alive clients for ``seconds``.
 
     ``path`` is a fixed path, or a function drawing each request's path from a seeded RNG.
     """
     make = path if callable(path) else lambda _rng: path
     latencies: list[list[float]] = [[] for _ in range(connections)]
     errors = [0] * connections
+    connects = [0] * connections
     stop = time.perf_counter() + seconds
 
     def worker(i: int) -> None:
@@ -130,6 +147,8 @@ def load(
         while time.perf_counter() < stop:
             path = make(rng)
             started = time.perf_counter()
+            if conn.sock is None:
+                connects[i] += 1  # http.client opens a new connection when the last closed
             try:
                 conn.request("GET", path)
                 response = conn.getresponse()
@@ -152,12 +171,65 @@ def load(
     elapsed = time.perf_counter() - begun
     every = sorted(x for per in latencies for x in per)
     p99 = every[min(len(every) - 1, int(len(every) * 0.99))]
-    return len(every) / elapsed, statistics.median(every), p99, sum(errors)
+    return Run(len(every) / elapsed, statistics.median(every), p99, sum(errors), sum(connects))
+
+
+@dataclass
+class Paired:
+    """Paired rounds of an anchor and an endpoint, measured one after the other each round."""
+
+    anchor: list[Run]
+    endpoint: list[Run]
+
+    @property
+    def ratios(self) -> list[float]:
+        """Endpoint throughput over the anchor's, round by round."""
+        return [e.rps / a.rps for a, e in zip(self.anchor, self.endpoint, strict=True)]
+
+    def row(self, label: str) -> str:
+        """A markdown table row: medians, the ratio's median and spread (min-max)."""
+        ratios = self.ratios
+
+        def median(runs: list[Run], field: str) -> float:
+            return statistics.median(getattr(r, field) for r in runs)
+
+        errors = sum(r.errors for r in self.anchor + self.endpoint)
+        connects = max(r.connects for r in self.anchor + self.endpoint)
+        return (
+            f"| {label} | {median(self.anchor, 'rps'):.0f} | {median(self.endpoint, 'rps'):.0f} |"
+            f" {statistics.median(ratios):.2f}x | {min(ratios):.2f}-{max(ratios):.2f} |"
+            f" {median(self.endpoint, 'p50_ms'):.2f} | {median(self.endpoint, 'p99_ms'):.2f} |"
+            f" {errors} | {connects} |"
+        )
+
+
+PAIRED_HEADER = (
+    "| endpoint | anchor req/s | endpoint req/s | ratio (median) | ratio min-max | p50 ms |"
+    " p99 ms | errors | connections opened |\n|---|---|---|---|---|---|---|---|---|"
+)
+
+
+def paired(
+    path: str | Callable[[random.Random], str], rounds: int, seconds: float, connections: int
+) -> Paired:
+    """Measure the anchor and ``path`` in ``rounds`` interleaved pairs (ABBA order)."""
+    load(ANCHOR, 0.5, connections)  # warm-up of both
+    load(path, 0.5, connections)
+    out = Paired([], [])
+    for r in range(rounds):
+        if r % 2 == 0:
+            out.anchor.append(load(ANCHOR, seconds, connections))
+            out.endpoint.append(load(path, seconds, connections))
+        else:
+            out.endpoint.append(load(path, seconds, connections))
+            out.anchor.append(load(ANCHOR, seconds, connections))
+    return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=8.0)
+    parser.add_argument("--seconds", type=float, default=3.0, help="per measurement")
+    parser.add_argument("--rounds", type=int, default=5, help="paired rounds per endpoint")
     parser.add_argument("--connections", type=int, default=4)
     parser.add_argument("--bots", type=int, default=10_000)
     args = parser.parse_args()
@@ -167,20 +239,16 @@ def main() -> None:
     for url, sizes in count_queries().items():
         print(f"  {url:16} " + "  ".join(f"page_size={s}: {n}" for s, n in sizes.items()))
     print(
-        f"\ngunicorn, 2 workers; {args.connections} keep-alive connections,"
-        f" {args.seconds:.0f} s per measurement"
+        f"\ngunicorn, 2 gthread workers x 4 threads; {args.connections} keep-alive connections;"
+        f" {args.rounds} paired rounds of {args.seconds:.0f} s against {ANCHOR}"
     )
-    header = ("endpoint", "DB_CONN_MAX_AGE", "req/s", "p50 ms", "p99 ms", "errors")
-    print("{:16} {:>15} {:>8} {:>8} {:>8} {:>6}".format(*header))
     for conn_max_age in (600, 0):
+        print(f"\nDB_CONN_MAX_AGE={conn_max_age}\n{PAIRED_HEADER}")
         server = start_gunicorn(conn_max_age)
         try:
             for path in ENDPOINTS:
-                load(path, 1.0, args.connections)  # warm-up
-                rps, p50, p99, errors = load(path, args.seconds, args.connections)
-                print(
-                    f"{path:16} {conn_max_age:>15} {rps:>8.0f} {p50:>8.2f} {p99:>8.2f} {errors:>6}"
-                )
+                result = paired(path, args.rounds, args.seconds, args.connections)
+                print(result.row(path), flush=True)
         finally:
             server.terminate()
             server.wait(timeout=10)

@@ -8,12 +8,14 @@ with gunicorn (2 workers, DB_CONN_MAX_AGE=600) on loopback and drives, one after
 - GET /api/bots/{id}/rating-history/?variant=oh-hell, the first page, a random bot a request;
 - GET /api/bots/{id}/ratings/?at=<a date>, a random bot a request;
 
-with the keep-alive load generator of ``bench_api.py``. Also counts SQL queries per request
-in-process (Django test client, same database) at two page sizes, and ``--explain`` prints
-EXPLAIN ANALYZE of every query each endpoint runs.
+with the keep-alive load generator of ``bench_api.py``, each in paired rounds against the
+anchor GET /api/health/ on the same server (``bench_api.paired``: medians and the spread of
+the endpoint/anchor ratio), the leaderboard with its page cache on and off. Also counts SQL
+queries per request in-process (Django test client, same database) at two page sizes, and
+``--explain`` prints EXPLAIN ANALYZE of every query each endpoint runs.
 
-    .venv/bin/python bench/bench_api_ratings.py [--seconds 8] [--connections 4] [--keep]
-        [--bots 10000] [--matches 1000000] [--explain] [--only ratings]
+    .venv/bin/python bench/bench_api_ratings.py [--seconds 3] [--rounds 5] [--connections 4]
+        [--keep] [--bots 10000] [--matches 1000000] [--explain] [--only ratings]
 
 Loading takes a few minutes; the data is kept with ``--keep`` and a later run reuses it when
 the database already holds the same amounts (it is migrated first, so a new index applies).
@@ -250,14 +252,10 @@ def count_queries(paths: dict[str, Callable], explain: bool) -> dict[str, list[i
     return out
 
 
-def drive(make: Callable[[random.Random], str], seconds: float, connections: int):
-    """Drive an endpoint whose path ``make`` draws per request (``bench_api.load``)."""
-    return bench_api.load(make, seconds, connections)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=8.0)
+    parser.add_argument("--seconds", type=float, default=3.0, help="per measurement")
+    parser.add_argument("--rounds", type=int, default=5, help="paired rounds per endpoint")
     parser.add_argument("--connections", type=int, default=4)
     parser.add_argument("--bots", type=int, default=10_000)
     parser.add_argument("--matches", type=int, default=1_000_000)
@@ -269,7 +267,7 @@ def main() -> None:
     prepare(args.bots, args.matches)
     speed.setup_django()
     paths = {k: v for k, v in endpoints(_bot_ids(), args.bots).items() if args.only in k}
-    print("\nSQL queries per request (page_size 10 / 200):")
+    print("\nSQL queries per request (page_size 10 / 200; a first request: no cached page):")
     for label, counts in count_queries(paths, args.explain).items():
         print(f"  {label:26} " + " / ".join(map(str, counts)))
     from django.db import connections
@@ -277,24 +275,27 @@ def main() -> None:
     connections.close_all()
 
     bench_api.PORT = PORT
-    server = bench_api.start_gunicorn(600)
     print(
-        f"\ngunicorn, 2 workers, DB_CONN_MAX_AGE=600; {args.connections} keep-alive connections,"
-        f" {args.seconds:.0f} s per endpoint, page_size 50"
+        f"\ngunicorn, 2 gthread workers x 4 threads, DB_CONN_MAX_AGE=600; {args.connections}"
+        f" keep-alive connections; {args.rounds} paired rounds of {args.seconds:.0f} s each"
+        f" against {bench_api.ANCHOR} (ABBA order); page_size 50"
     )
-    header = ("endpoint", "req/s", "p50 ms", "p99 ms", "errors")
-    print("| {} | {} | {} | {} | {} |".format(*header))
-    print("|---|---|---|---|---|")
-    try:
-        for label, make in paths.items():
-            drive(lambda r, make=make: make(r, 50), 1.0, args.connections)  # warm-up
-            rps, p50, p99, errors = drive(
-                lambda r, make=make: make(r, 50), args.seconds, args.connections
-            )
-            print(f"| {label} | {rps:.0f} | {p50:.2f} | {p99:.2f} | {errors} |", flush=True)
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+    # The leaderboard's pages are cached per gunicorn worker here (no REDIS_URL): once with the
+    # cache (the default), once without it, which is what a page costs after each rating write.
+    for cache_seconds in ("60", "0"):
+        print(f"\nLEADERBOARD_CACHE_SECONDS={cache_seconds}\n{bench_api.PAIRED_HEADER}")
+        server = bench_api.start_gunicorn(600, {"LEADERBOARD_CACHE_SECONDS": cache_seconds})
+        try:
+            for label, make in paths.items():
+                if cache_seconds == "0" and "leaderboard" not in label:
+                    continue
+                result = bench_api.paired(
+                    lambda r, make=make: make(r, 50), args.rounds, args.seconds, args.connections
+                )
+                print(result.row(label), flush=True)
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
     print(f"\nload average (1, 5, 15 min) after the run: {os.getloadavg()}")
     if not args.keep:
         speed.drop_database()

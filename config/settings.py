@@ -170,6 +170,9 @@ MATCH_MAX_ATTEMPTS = env_int("MATCH_MAX_ATTEMPTS", 3, minimum=1, maximum=20)
 RATING_PROVISIONAL_MATCHES = env_int("RATING_PROVISIONAL_MATCHES", 10, minimum=0)
 # A new version of a bot keeps its mu and raises sigma to at least this (the default is half
 # the initial 25/3), so the new version is placed again quickly.
+# Seconds a leaderboard page may be served from the cache; a rating write of the variant
+# replaces it at once, so this only bounds how long a renamed bot's old name shows. 0: off.
+LEADERBOARD_CACHE_SECONDS = env_int("LEADERBOARD_CACHE_SECONDS", 60, minimum=0, maximum=3600)
 RATING_VERSION_SIGMA = env_float("RATING_VERSION_SIGMA", 4.0, minimum=0.1, maximum=50.0)
 # A recompute whose worker has not beaten for this long is queued again, up to this many tries.
 RECOMPUTE_STALE_SECONDS = env_int("RECOMPUTE_STALE_SECONDS", 60, minimum=15)

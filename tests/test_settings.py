@@ -151,7 +151,13 @@ def test_every_variable_the_settings_read_is_documented():
 
 
 @pytest.mark.parametrize(
-    "name", ["RATING_VERSION_SIGMA", "RECOMPUTE_STALE_SECONDS", "RECOMPUTE_MAX_ATTEMPTS"]
+    "name",
+    [
+        "RATING_VERSION_SIGMA",
+        "RECOMPUTE_STALE_SECONDS",
+        "RECOMPUTE_MAX_ATTEMPTS",
+        "LEADERBOARD_CACHE_SECONDS",
+    ],
 )
 def test_the_documented_defaults_of_rating_settings_are_the_settings_defaults(name):
     from django.conf import settings

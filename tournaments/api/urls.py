@@ -9,7 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import DefaultRouter
 
-from tournaments.api.views_api import not_found
+from tournaments.api.views_api import HealthView, not_found
 from tournaments.api.views_auth import MeView, SignUpView, TokenView
 from tournaments.api.views_bots import BotViewSet
 from tournaments.api.views_ladders import LadderViewSet
@@ -82,6 +82,7 @@ urlpatterns = [
         OfflineRedocView.as_view(url_name="schema", template_name="api/redoc.html"),
         name="redoc",
     ),
+    path("health/", HealthView.as_view(), name="health"),
     path("leaderboard/", LeaderboardView.as_view(), name="leaderboard"),
     path("bots/<int:pk>/ratings/", BotRatingsView.as_view(), name="bot-ratings"),
     path(

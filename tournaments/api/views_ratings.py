@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import hashlib
+import logging
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
 from django.db.models import QuerySet
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, permissions, status
 from rest_framework.pagination import PageNumberPagination
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -24,14 +32,23 @@ from tournaments.api.serializers_competitions import (
     RecomputeOutput,
 )
 from tournaments.models import Bot, Rating, RatingHistory, RatingRecompute, signed_in
+from tournaments.rating_math import provisional_matches
 from tournaments.selectors.ratings import (
     bot_ratings,
     bot_ratings_on,
     leaderboard,
+    leaderboard_bot_ids,
+    leaderboard_generation,
+    leaderboard_rows,
     rating_history,
     recompute_state,
 )
-from tournaments.services.ratings import ratings_request_recompute
+from tournaments.services.ratings import leaderboard_generation_key, ratings_request_recompute
+
+logger = logging.getLogger(__name__)
+# How long a variant's generation is taken from the cache before it is read again: bounds how
+# long a page can lag a rating write where the writer cannot reach this process's cache.
+LEADERBOARD_GENERATION_SECONDS = 5
 
 AT_PARAMETER = OpenApiParameter(
     "at", OpenApiTypes.DATETIME, description="an ISO 8601 instant: the ratings as they stood then"
@@ -44,10 +61,32 @@ class LeaderboardView(generics.ListAPIView):
     serializer_class = LeaderboardRowOutput
     filter_backends: list = []
 
+    # Pages are cached only for requests made of these parameters, so the links a cached
+    # page carries (next, previous) are the ones any request with the same parameters gets.
+    CACHED_PARAMETERS = frozenset({"variant", "include_provisional", "page", "page_size"})
+
     def get_queryset(self) -> QuerySet[Rating]:
         query = LeaderboardQuery(data=self.request.query_params)
         query.is_valid(raise_exception=True)
         return leaderboard(**query.validated_data)
+
+    def _page_key(self, request: Request) -> str | None:
+        """The cache key of the page these parameters ask for (None: not cached)."""
+        params = request.query_params
+        if not settings.LEADERBOARD_CACHE_SECONDS or not set(params) <= self.CACHED_PARAMETERS:
+            return None
+        if not isinstance(request.accepted_renderer, JSONRenderer):
+            return None
+        if len(params.get("variant", "")) > 64:
+            return None
+        parts = (
+            request.get_host(),
+            request.is_secure(),
+            request.accepted_media_type,
+            sorted(params.lists()),
+            provisional_matches(),
+        )
+        return "ohhell:leaderboard:" + hashlib.sha256(repr(parts).encode()).hexdigest()
 
     @extend_schema(
         parameters=[
@@ -59,17 +98,61 @@ class LeaderboardView(generics.ListAPIView):
             ),
         ]
     )
-    def get(self, request: Request) -> Response:
-        """The leaderboard a page at a time; rank counts from the top of the whole board."""
-        page = self.paginate_queryset(self.get_queryset())
+    # A cached page is answered as the JSON bytes it was first sent as (a plain HttpResponse),
+    # so this widens ListAPIView's return type to any HttpResponse.
+    def get(self, request: Request) -> HttpResponse:  # type: ignore[override]
+        """The leaderboard a page at a time; rank counts from the top of the whole board.
+
+        Pages are cached: a page is kept under the variant's generation (the time of its
+        latest rating write, itself cached for LEADERBOARD_GENERATION_SECONDS and dropped by
+        the rating writer) as the JSON it was sent as, so a hit costs two cache reads and no
+        query. Without the cache a page is read through the board's index: its ids first,
+        then only its rows.
+        """
+        page_key = self._page_key(request)
+        generation_key = leaderboard_generation_key(request.query_params.get("variant", ""))
+        generation = None
+        if page_key is not None:
+            generation = _cache_get(generation_key)
+            if generation is not None and (cached := _cache_get(page_key + generation)):
+                return HttpResponse(cached, content_type=request.accepted_media_type)
+        query = LeaderboardQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        if page_key is not None and generation is None:
+            generation = leaderboard_generation(variant=query.validated_data["variant"])
+            _cache_set(generation_key, generation, LEADERBOARD_GENERATION_SECONDS)
+        bot_ids = self.paginate_queryset(leaderboard_bot_ids(**query.validated_data))
         paginator = self.paginator
         # The view's pagination is the page-number kind set in config/settings.py.
-        if page is None or not isinstance(paginator, PageNumberPagination) or not paginator.page:
+        if bot_ids is None or not isinstance(paginator, PageNumberPagination) or not paginator.page:
             raise TypeError("the leaderboard needs page-number pagination")
+        page = leaderboard_rows(variant=query.validated_data["variant"], bot_ids=bot_ids)
         first = paginator.page.start_index()
         for offset, rating in enumerate(page):
             rating.rank = first + offset
-        return self.get_paginated_response(LeaderboardRowOutput(page, many=True).data)
+        response = self.get_paginated_response(LeaderboardRowOutput(page, many=True).data)
+        if page_key is not None and generation is not None:
+            body = request.accepted_renderer.render(
+                response.data, request.accepted_media_type, self.get_renderer_context()
+            )
+            _cache_set(page_key + generation, body, settings.LEADERBOARD_CACHE_SECONDS)
+        return response
+
+
+def _cache_get(key: str) -> Any:
+    """Read the cache; an unreachable cache is a miss (logged), never an error."""
+    try:
+        return cache.get(key)
+    except Exception:  # any backend's failure: serve from the database instead
+        logger.warning("cache unavailable: reading the leaderboard from the database")
+        return None
+
+
+def _cache_set(key: str, value: Any, timeout: int) -> None:
+    try:
+        cache.set(key, value, timeout=timeout)
+    except Exception:  # any backend's failure: the page was served, only not kept
+        logger.warning("cache unavailable: leaderboard page not kept")
 
 
 class BotRatingsView(APIView):

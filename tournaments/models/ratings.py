@@ -37,7 +37,9 @@ class Rating(models.Model):
             models.CheckConstraint(condition=models.Q(sigma__gt=0), name="rating_sigma_positive"),
         ]
         indexes = [
-            models.Index(fields=["variant", "-conservative", "bot"], name="rating_leaderboard_idx")
+            models.Index(fields=["variant", "-conservative", "bot"], name="rating_leaderboard_idx"),
+            # The latest write of a variant's ratings keys the leaderboard's cached pages.
+            models.Index(fields=["variant", "updated_at"], name="rating_variant_updated_idx"),
         ]
 
     def __str__(self) -> str:

@@ -16,6 +16,8 @@ LIST_FIELDS = (
     "disabled_reason",
     "last_verified_at",
     "consecutive_failures",
+    "ladder_opt_in",
+    "version",
     "created_at",
     "updated_at",
     "owner_id",

@@ -14,11 +14,49 @@ from tournaments.services.ratings import recompute_progress_key
 
 
 def leaderboard(*, variant: Variant, include_provisional: bool = True) -> QuerySet[Rating]:
-    """Ratings of one variant by conservative rating (mu - 3 sigma), best first."""
+    """Ratings of one variant by conservative rating (mu - 3 sigma), best first.
+
+    Equal ratings go by bot id (the earlier registered first), so the order is exactly the
+    index ``rating_leaderboard_idx`` (variant, -conservative, bot): any page is read from it.
+    """
     ratings = Rating.objects.filter(variant=variant).select_related("bot", "bot__owner")
     if not include_provisional:
         ratings = ratings.filter(matches__gte=provisional_matches())
-    return ratings.order_by("-conservative", "bot__name")
+    return ratings.order_by("-conservative", "bot_id")
+
+
+# What a leaderboard row shows: no other column of the bot or its owner is read.
+LEADERBOARD_COLUMNS = (
+    *("bot_id", "variant_id", "mu", "sigma", "conservative", "matches", "updated_at"),
+    *("bot__name", "bot__version", "bot__owner__username"),
+)
+
+
+def leaderboard_bot_ids(*, variant: Variant, include_provisional: bool = True) -> QuerySet:
+    """The board as bot ids, in its order: a page of it is an index-only scan, however deep."""
+    return (
+        leaderboard(variant=variant, include_provisional=include_provisional)
+        .select_related(None)
+        .values_list("bot_id", flat=True)
+    )
+
+
+def leaderboard_rows(*, variant: Variant, bot_ids: list[int]) -> list[Rating]:
+    """The variant's ratings of these bots, with bot and owner, in the order of ``bot_ids``."""
+    rows = {
+        r.bot_id: r
+        for r in Rating.objects.filter(variant=variant, bot_id__in=bot_ids)
+        .select_related("bot", "bot__owner")
+        .only(*LEADERBOARD_COLUMNS)
+        .order_by()
+    }
+    return [rows[bot_id] for bot_id in bot_ids]
+
+
+def leaderboard_generation(*, variant: Variant) -> str:
+    """A value that changes whenever any rating of the variant is written (an index look-up)."""
+    latest = Rating.objects.filter(variant=variant).aggregate(last=Max("updated_at"))["last"]
+    return latest.isoformat() if latest is not None else "empty"
 
 
 def rating_history(

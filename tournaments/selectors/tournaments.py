@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
 from django.db.models import (
-    Avg,
     Count,
     F,
     IntegerField,
@@ -330,18 +329,3 @@ def swiss_points(*, tournament: Tournament) -> dict[int, float]:
     for row in rows:
         points[row["bot_id"]] = points.get(row["bot_id"], 0.0) + float(row["p"] or 0)
     return points
-
-
-def recent_pace(*, tournament: Tournament, window: timedelta = timedelta(minutes=10)) -> float:
-    """Matches finished per minute over the last ``window``."""
-    since = timezone.now() - window
-    done = tournament.matches.filter(finished_at__gte=since).count()
-    return done / (window.total_seconds() / 60)
-
-
-def tournament_average_duration(*, tournament: Tournament) -> float | None:
-    """Mean seconds a finished match of this tournament took."""
-    value = tournament.matches.filter(status=MatchStatus.FINISHED).aggregate(
-        d=Avg(F("finished_at") - F("started_at"))
-    )["d"]
-    return value.total_seconds() if value else None

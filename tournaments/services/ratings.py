@@ -14,6 +14,8 @@ deals (bench/bench_ratings_quality.py). Their history rows hang on the group's f
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -44,6 +46,7 @@ from tournaments.models import (
 from tournaments.rating_math import RatingParams, new_version_sigma, rate
 from tournaments.services.matches import Heartbeat, claim_token
 
+logger = logging.getLogger(__name__)
 RATING_LOCK_KEY = 7_042_017  # any constant shared by every process of this deployment
 RECOMPUTE_REQUEST_LOCK_KEY = 7_042_018
 CHUNK = 2000
@@ -345,6 +348,28 @@ def _next_sequence() -> int:
     return max(top, versions) + 1
 
 
+def leaderboard_generation_key(ref: str) -> str:
+    """Where the cache keeps a variant's leaderboard generation, by the reference (id or
+    name) a request names the variant by."""
+    ref = str(int(ref)) if ref.isdecimal() and ref.isascii() else ref.lower()
+    return "ohhell:leaderboard-generation:" + hashlib.sha256(ref.encode()).hexdigest()
+
+
+def _forget_leaderboards(variant_ids: set[int]) -> None:
+    """Once committed, drop the cached generations of these variants' leaderboards, so the
+    next request reads the new ratings (every process, where the cache is shared)."""
+    refs = Variant.objects.filter(pk__in=variant_ids).values_list("pk", "name")
+    keys = [leaderboard_generation_key(str(ref)) for pair in refs for ref in pair]
+
+    def forget() -> None:
+        try:
+            cache.delete_many(keys)
+        except Exception:  # any backend's failure: the generations expire by themselves
+            logger.warning("cache unavailable: leaderboard generations left to expire")
+
+    transaction.on_commit(forget)
+
+
 def _ended(match: Match) -> datetime:
     """When a finished match ended (the model's constraints give every finished match one)."""
     if match.finished_at is None:
@@ -474,6 +499,7 @@ def _apply_batch(batch: int) -> int:
             history += rows
     _save_state(state)
     _save_history(history)
+    _forget_leaderboards({variant_id for _, variant_id in state.values})
     _update_rows(Match, rated, ["rated", "rated_at", "rating_sequence", "rating_group"])
     _update_rows(BotVersion, versions, ["rating_sequence"])
     return len(rated) + len(versions)
@@ -565,6 +591,7 @@ def ratings_recompute(*, progress: Callable[[int, int], None] | None = None) -> 
             progress(done, total)
     apply_versions(before=math.inf)
     _save_history(history)
+    _forget_leaderboards(set(raw_params))
     _save_state(state)
     return done
 

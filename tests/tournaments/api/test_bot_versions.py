@@ -79,3 +79,21 @@ def test_only_the_owner_marks_a_new_version(request, bot, client_fixture, status
     assert client.post(url(bot)).status_code == status
     bot.refresh_from_db()
     assert bot.version == 1 and not RatingHistory.objects.exists()
+
+
+def test_the_bot_list_reads_a_page_in_the_same_queries_for_2_or_20_bots(
+    anonymous_client, make_bot, owner
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    for _ in range(2):
+        make_bot(owner)
+    with CaptureQueriesContext(connection) as few:
+        assert len(anonymous_client.get("/api/bots/").json()["results"]) == 2
+    for _ in range(18):
+        make_bot(owner)
+    with CaptureQueriesContext(connection) as many:
+        body = anonymous_client.get("/api/bots/").json()["results"]
+    assert len(body) == 20 and {row["version"] for row in body} == {1}
+    assert len(many) == len(few)
