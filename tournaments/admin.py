@@ -26,12 +26,13 @@ from tournaments.models import (
     SeatFault,
     Tournament,
     TournamentEntry,
+    TournamentStatus,
     Variant,
     signed_in,
 )
 from tournaments.selectors.ratings import recompute_state
 from tournaments.selectors.tournaments import CountedTournament, tournament_list
-from tournaments.services.bots import bot_disable, bot_enable, bot_verify
+from tournaments.services.bots import bot_disable, bot_enable, bot_verify_request
 from tournaments.services.ladders import ladder_pause, ladder_resume
 from tournaments.services.matches import match_retry
 from tournaments.services.ratings import ratings_request_recompute
@@ -138,13 +139,16 @@ class BotAdmin(admin.ModelAdmin):
             bot_enable(bot=bot)
         self.message_user(request, f"Enabled {len(queryset)} bot(s), pending verification.")
 
-    @admin.action(description="Verify the selected bots now (calls hello)")
+    @admin.action(description="Verify the selected bots (queues a hello check of each)")
     def verify_bots(self, request: HttpRequest, queryset: QuerySet[Bot]) -> None:
-        for bot in queryset[:20]:
-            check = bot_verify(bot=bot)
-            level = messages.SUCCESS if check.ok else messages.WARNING
-            outcome = "passed" if check.ok else f"failed: {check.error_message}"
-            self.message_user(request, f"{bot.name}: {outcome}", level=level)
+        bots = list(queryset)
+        for bot in bots:
+            bot_verify_request(bot=bot)
+        self.message_user(
+            request,
+            f"Queued a hello check of {len(bots)} bot(s); the outcomes appear under "
+            "health checks as workers call the bots.",
+        )
 
 
 @admin.register(BotHealthCheck)
@@ -153,7 +157,14 @@ class BotHealthCheckAdmin(admin.ModelAdmin):
     list_filter = ["ok", "error_kind", "at"]
     search_fields = ["bot__name"]
     list_select_related = ["bot"]
-    readonly_fields = ["bot", "at", "ok", "latency_ms", "error_kind", "error_message"]
+    readonly_fields = [
+        "bot",
+        "at",
+        "ok",
+        "latency_ms",
+        "error_kind",
+        "error_message",
+    ]
 
 
 @admin.register(Variant)
@@ -177,10 +188,48 @@ class VariantAdmin(admin.ModelAdmin):
         return rules["problem"] or "\n".join(rules["rules"])
 
 
+# A tournament's definition is fixed once it starts: its matches were made from it.
+NOT_STARTED = (TournamentStatus.DRAFT, TournamentStatus.SCHEDULED)
+FIXED_ONCE_STARTED = [
+    "variant",
+    "format",
+    "table_size",
+    "time_limit_ms",
+    "rounds",
+    "games_per_fixture",
+    "seed",
+    "start_at",
+]
+
+
+def _started(tournament: Tournament | None) -> bool:
+    return tournament is not None and tournament.status not in NOT_STARTED
+
+
 class EntryInline(admin.TabularInline):
     model = TournamentEntry
     extra = 0
     raw_id_fields = ["bot"]
+
+    def has_add_permission(self, request: HttpRequest, obj: Tournament | None = None) -> bool:
+        return not _started(obj) and super().has_add_permission(request, obj)
+
+    def has_change_permission(self, request: HttpRequest, obj: Tournament | None = None) -> bool:
+        return not _started(obj) and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Tournament | None = None) -> bool:
+        return not _started(obj) and super().has_delete_permission(request, obj)
+
+
+class TournamentForm(forms.ModelForm):
+    def clean_status(self) -> str:
+        status = self.cleaned_data["status"]
+        if status not in NOT_STARTED:
+            raise forms.ValidationError(
+                "Only draft or scheduled can be set here; start, pause, resume and cancel "
+                "a tournament with the actions of the list."
+            )
+        return status
 
 
 @admin.register(Tournament)
@@ -199,10 +248,17 @@ class TournamentAdmin(admin.ModelAdmin):
     list_filter = ["status", "format", "variant"]
     search_fields = ["name", "organiser__username"]
     list_select_related = ["variant", "organiser"]
-    readonly_fields = ["created_at", "updated_at", "started_at", "finished_at", "progress"]
+    readonly_fields = ["created_at", "updated_at", "started_at", "progress"]
     raw_id_fields = ["organiser"]
     inlines = [EntryInline]
+    form = TournamentForm
     actions = ["start_tournaments", "pause_tournaments", "resume_tournaments", "cancel_tournaments"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Tournament | None = None) -> list[str]:
+        fields = list(self.readonly_fields)
+        if _started(obj):  # its status moves only through the actions
+            fields += ["status", *FIXED_ONCE_STARTED]
+        return fields
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Tournament]:
         # Counts come from subqueries of the selector, so the list costs the same at any length.
@@ -320,7 +376,6 @@ class MatchAdmin(admin.ModelAdmin):
         "attempts",
         "rated",
         "claimed_by",
-        "finished_at",
         "duration",
     ]
     list_filter = [
@@ -337,7 +392,6 @@ class MatchAdmin(admin.ModelAdmin):
         "claimed_at",
         "heartbeat_at",
         "started_at",
-        "finished_at",
         "rated_at",
         "rating_sequence",
         "duration",

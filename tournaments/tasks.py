@@ -51,6 +51,18 @@ def advance_tournament(tournament_id: int) -> str:
     return tournaments.tournament_advance(tournament_id=tournament_id)
 
 
+@shared_task(name="tournaments.generate_tournament", ignore_result=True)
+def generate_tournament(tournament_id: int) -> str:
+    """Create and queue a starting tournament's matches."""
+    return tournaments.tournament_generate(tournament_id=tournament_id)
+
+
+@shared_task(name="tournaments.reconcile_tournaments", ignore_result=True)
+def reconcile_tournaments() -> dict[str, int]:
+    """Move on tournaments whose start or last advance message was lost."""
+    return tournaments.tournaments_reconcile()._asdict()
+
+
 @shared_task(name="tournaments.start_due_tournaments", ignore_result=True)
 def start_due_tournaments() -> int:
     """Start scheduled tournaments whose start time has come."""
@@ -92,3 +104,15 @@ def verify_bot(bot_id: int) -> str:
         return "ok" if bots.bot_verify(bot=bot).ok else "failed"
     except ApplicationError:
         return "unavailable"  # the platform could not call now; the health sweep will
+
+
+@shared_task(name="tournaments.complete_health_check", ignore_result=True)
+def complete_health_check(check_id: int) -> str:
+    """Call the bot of a check asked for through the API or the admin, and record the outcome."""
+    from tournaments.errors import ApplicationError
+
+    try:
+        status = bots.bot_complete_check(check_id=check_id)
+    except ApplicationError:
+        return "unavailable"  # stays pending; asking again sends it again
+    return "done" if status is None else str(status)

@@ -162,7 +162,8 @@ def example_bots() -> Iterator[ExampleBots]:
 
 @pytest.fixture
 def playing_bots(make_bot, owner, example_bots, loopback_allowed):
-    """Make ``n`` active bots served by the example bots (alternating players)."""
+    """Make ``n`` active bots served by the example bots (alternating players), whose owner
+    accepts invitations to tournaments."""
 
     def make(n: int, players: tuple[str, ...] = ("heuristic", "random")) -> list:
         bots = []
@@ -173,6 +174,7 @@ def playing_bots(make_bot, owner, example_bots, loopback_allowed):
                     owner,
                     endpoint_url=f"{example_bots.urls[player]}/b{i}",
                     status="active",
+                    accept_invitations=True,
                 )
             )
         return bots

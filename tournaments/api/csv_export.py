@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
@@ -82,15 +82,20 @@ class CSVRenderer(BaseRenderer):
 
 
 # The renderers of an endpoint that offers CSV: the usual ones, then CSV.
-WITH_CSV = [*api_settings.DEFAULT_RENDERER_CLASSES, CSVRenderer]
+# api_settings imports the classes named in the settings; the stubs type them as the names.
+WITH_CSV: list[type[BaseRenderer]] = [
+    *api_settings.DEFAULT_RENDERER_CLASSES,  # type: ignore[list-item]
+    CSVRenderer,
+]
 
 
 class CSVDownloadNegotiation(DefaultContentNegotiation):
     """Answer CSV for ``?download=csv``; otherwise negotiate by the Accept header alone."""
 
     def select_renderer(
-        self, request: Request, renderers: list[BaseRenderer], format_suffix: str | None = None
+        self, request: Request, renderers: Iterable[BaseRenderer], format_suffix: str | None = None
     ) -> tuple[BaseRenderer, str]:
+        renderers = list(renderers)
         csv_renderers = [r for r in renderers if isinstance(r, CSVRenderer)]
         if csv_renderers and request.query_params.get(DOWNLOAD_PARAM) == CSVRenderer.format:
             return csv_renderers[0], CSVRenderer.media_type

@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from tournaments.models import Bot, BotHealthCheck, Variant
+from tournaments.models import Bot, BotHealthCheck, HealthCheckStatus, Variant
 from tournaments.netpolicy import MAX_URL_LENGTH
 from tournaments.selectors.variants import variant_rules
 
@@ -56,6 +56,10 @@ class BotInput(serializers.Serializer):
         required=False,
         help_text="play on the always-on ladders; only while the bot is active (verified)",
     )
+    accept_invitations = StrictBooleanField(
+        required=False,
+        help_text="let other users enter the bot in their tournaments (default false)",
+    )
 
 
 class BotNewVersionInput(serializers.Serializer):
@@ -67,9 +71,21 @@ class BotNewVersionInput(serializers.Serializer):
 
 
 class HealthCheckOutput(serializers.ModelSerializer):
+    """A check: ``pending`` until a worker has called the bot (``ok`` is null until then)."""
+
+    status = serializers.ChoiceField(choices=HealthCheckStatus.choices, read_only=True)
+
     class Meta:
         model = BotHealthCheck
-        fields = ["at", "ok", "latency_ms", "error_kind", "error_message"]
+        fields = [
+            "id",
+            "status",
+            "at",
+            "ok",
+            "latency_ms",
+            "error_kind",
+            "error_message",
+        ]
 
 
 class BotOutput(serializers.ModelSerializer):
@@ -91,6 +107,7 @@ class BotOutput(serializers.ModelSerializer):
             "last_verified_at",
             "consecutive_failures",
             "ladder_opt_in",
+            "accept_invitations",
             "version",
             "created_at",
             "updated_at",

@@ -5,11 +5,12 @@ from __future__ import annotations
 from django.db import transaction
 from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema
-from rest_framework import mixins, status, viewsets
+from rest_framework import exceptions, mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.permissions import IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.reverse import reverse
 
 from tournaments.api.filters import BotFilter
 from tournaments.api.permissions import IsOwnerOrReadOnly
@@ -21,14 +22,14 @@ from tournaments.api.serializers import (
     HealthCheckOutput,
 )
 from tournaments.models import Bot, signed_in
-from tournaments.selectors.bots import bot_health_checks, bot_list
+from tournaments.selectors.bots import bot_health_check, bot_health_checks, bot_list
 from tournaments.services.bots import (
     bot_delete,
     bot_new_version,
     bot_register,
     bot_rotate_secret,
     bot_update,
-    bot_verify,
+    bot_verify_request,
 )
 from tournaments.services.ladders import bot_set_ladder_opt_in
 
@@ -100,11 +101,36 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         data.is_valid(raise_exception=True)
         return self._output(bot_new_version(bot=bot, **data.validated_data))
 
-    @extend_schema(request=None, responses=HealthCheckOutput)
+    @extend_schema(request=None, responses={202: HealthCheckOutput})
     @action(detail=True, methods=["post"])
     def verify(self, request: Request, pk: str | None = None) -> Response:
-        """Call the bot's ``hello`` now (owner only) and answer the check's outcome."""
-        check = bot_verify(bot=self.get_object())
+        """Queue a call of the bot's ``hello`` (owner only); answers the pending check at once.
+
+        Poll the check at the ``Location`` given until its ``status`` is no longer ``pending``.
+        """
+        bot = self.get_object()
+        check = bot_verify_request(bot=bot)
+        location = reverse(
+            "bot-health-check", kwargs={"pk": bot.pk, "check_id": check.pk}, request=request
+        )
+        return Response(
+            HealthCheckOutput(check).data,
+            status=status.HTTP_202_ACCEPTED,
+            headers={"Location": location},
+        )
+
+    @extend_schema(responses=HealthCheckOutput)
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path=r"health-checks/(?P<check_id>[0-9]+)",
+        url_name="health-check",
+    )
+    def health_check(self, request: Request, check_id: str, pk: str | None = None) -> Response:
+        """One health check of the bot, e.g. the one a verification queued."""
+        check = bot_health_check(bot=self.get_object(), check_id=int(check_id))
+        if check is None:
+            raise exceptions.NotFound(f"Bot {pk} has no health check {check_id}.")
         return Response(HealthCheckOutput(check).data)
 
     @extend_schema(responses=HealthCheckOutput(many=True))

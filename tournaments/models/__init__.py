@@ -4,7 +4,14 @@ Invariants that matter live in the database (unique and check constraints, forei
 so they hold whichever process writes: API, admin, Celery worker or a shell.
 """
 
-from tournaments.models.bots import Bot, BotHealthCheck, BotStatus, BotVersion, DisabledCause
+from tournaments.models.bots import (
+    Bot,
+    BotHealthCheck,
+    BotStatus,
+    BotVersion,
+    DisabledCause,
+    HealthCheckStatus,
+)
 from tournaments.models.competitions import (
     Tournament,
     TournamentEntry,
@@ -26,6 +33,7 @@ __all__ = [
     "BotVersion",
     "DisabledCause",
     "FaultKind",
+    "HealthCheckStatus",
     "Ladder",
     "LadderStatus",
     "Match",

@@ -48,6 +48,8 @@ class Bot(models.Model):
     consecutive_failures = models.PositiveIntegerField(default=0)
     # The owner's choice to play on the always-on ladders; only active bots are scheduled.
     ladder_opt_in = models.BooleanField(default=False)
+    # The owner's consent to be entered in tournaments organised by other users.
+    accept_invitations = models.BooleanField(default=False)
     # Raised by bot_new_version: the bot keeps its name, matches and mu; sigma goes up.
     version = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -87,6 +89,14 @@ class Bot(models.Model):
         return self.status == BotStatus.ACTIVE
 
 
+class HealthCheckStatus(models.TextChoices):
+    """Where a health check stands: queued for a worker, or its outcome."""
+
+    PENDING = "pending", "pending"
+    OK = "ok", "passed"
+    FAILED = "failed", "failed"
+
+
 class BotVersion(models.Model):
     """A new version of a bot, marked by its owner: its ratings keep mu with sigma raised.
 
@@ -123,11 +133,15 @@ class BotVersion(models.Model):
 
 
 class BotHealthCheck(models.Model):
-    """One call of a bot's ``hello``: at registration, on demand or by the periodic sweep."""
+    """One call of a bot's ``hello``: at registration, on demand or by the periodic sweep.
+
+    A check asked for through the API or the admin is stored pending (``ok`` is null) and
+    completed by a worker, so no web request waits on a bot.
+    """
 
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="health_checks")
     at = models.DateTimeField(auto_now_add=True)
-    ok = models.BooleanField()
+    ok = models.BooleanField(null=True, blank=True)
     latency_ms = models.PositiveIntegerField(null=True, blank=True)
     error_kind = models.CharField(max_length=32, choices=FaultKind.choices, blank=True)
     error_message = models.CharField(max_length=500, blank=True)
@@ -137,11 +151,20 @@ class BotHealthCheck(models.Model):
         constraints = [
             models.CheckConstraint(
                 condition=models.Q(ok=True, error_kind="")
-                | models.Q(ok=False) & ~models.Q(error_kind=""),
+                | models.Q(ok=False) & ~models.Q(error_kind="")
+                | models.Q(ok__isnull=True, error_kind=""),
                 name="healthcheck_error_iff_failed",
             ),
         ]
         indexes = [models.Index(fields=["bot", "-at"], name="healthcheck_bot_at_idx")]
 
     def __str__(self) -> str:
-        return f"{self.bot} {'ok' if self.ok else self.error_kind} at {self.at:%Y-%m-%d %H:%M}"
+        outcome = {True: "ok", False: self.error_kind, None: "pending"}[self.ok]
+        return f"{self.bot} {outcome} at {self.at:%Y-%m-%d %H:%M}"
+
+    @property
+    def status(self) -> HealthCheckStatus:
+        """Pending until a worker has called the bot, then its outcome."""
+        if self.ok is None:
+            return HealthCheckStatus.PENDING
+        return HealthCheckStatus.OK if self.ok else HealthCheckStatus.FAILED

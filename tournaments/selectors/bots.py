@@ -16,6 +16,7 @@ LIST_FIELDS = (
     "disabled_reason",
     "last_verified_at",
     "consecutive_failures",
+    "accept_invitations",
     "ladder_opt_in",
     "version",
     "created_at",
@@ -33,6 +34,11 @@ def bot_list() -> QuerySet[Bot]:
 def bot_health_checks(*, bot: Bot, limit: int = 20) -> QuerySet[BotHealthCheck]:
     """The bot's latest health checks, newest first."""
     return bot.health_checks.order_by("-at")[:limit]
+
+
+def bot_health_check(*, bot: Bot, check_id: int) -> BotHealthCheck | None:
+    """One of the bot's health checks, or None."""
+    return bot.health_checks.filter(pk=check_id).first()
 
 
 def bots_of_owner(*, owner: User | AnonymousUser) -> QuerySet[Bot]:

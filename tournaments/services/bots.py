@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -16,7 +17,14 @@ from django.utils import timezone
 from arena.faults import ArenaError, BotFault
 from arena.transport import BotClient, hello_once
 from tournaments.errors import ApplicationError
-from tournaments.models import Bot, BotHealthCheck, BotStatus, BotVersion, DisabledCause
+from tournaments.models import (
+    Bot,
+    BotHealthCheck,
+    BotStatus,
+    BotVersion,
+    DisabledCause,
+    HealthCheckStatus,
+)
 from tournaments.models.bots import BOT_NAME_VALIDATOR
 from tournaments.netpolicy import (
     EndpointRefused,
@@ -36,7 +44,7 @@ class HelloResult:
     error_message: str = ""
 
 
-EDITABLE_FIELDS = ("name", "endpoint_url", "description")
+EDITABLE_FIELDS = ("name", "endpoint_url", "description", "accept_invitations")
 
 
 def new_secret() -> str:
@@ -71,7 +79,12 @@ def _save(bot: Bot, **kwargs) -> None:
 
 
 def bot_register(
-    *, owner: User, name: str, endpoint_url: str, description: str = ""
+    *,
+    owner: User,
+    name: str,
+    endpoint_url: str,
+    description: str = "",
+    accept_invitations: bool = False,
 ) -> tuple[Bot, str]:
     """Register a bot, pending verification; return it with its secret, shown only now."""
     secret = new_secret()
@@ -80,6 +93,7 @@ def bot_register(
         name=_clean_name(name),
         endpoint_url=_clean_endpoint(endpoint_url),
         description=description,
+        accept_invitations=accept_invitations,
         secret=secret,
     )
     _save(bot)
@@ -88,7 +102,8 @@ def bot_register(
 
 
 def bot_update(*, bot: Bot, data: dict) -> Bot:
-    """Change a bot's name, endpoint or description; a new endpoint needs verifying again."""
+    """Change a bot's name, endpoint, description or consent to invitations; a new endpoint
+    needs verifying again."""
     changed = [
         field for field in EDITABLE_FIELDS if field in data and data[field] != getattr(bot, field)
     ]
@@ -101,6 +116,8 @@ def bot_update(*, bot: Bot, data: dict) -> Bot:
             changed.append("status")
     if "description" in changed:
         bot.description = data["description"]
+    if "accept_invitations" in changed:
+        bot.accept_invitations = data["accept_invitations"]
     if changed:
         _save(bot, update_fields=[*changed, "updated_at"])
         if "endpoint_url" in changed:
@@ -192,20 +209,23 @@ def _call_hello(bot: Bot) -> HelloResult:
     return HelloResult(True, round(result.latency_ms))
 
 
-def bot_record_check(*, bot: Bot, result: HelloResult) -> BotHealthCheck:
-    """Store a health check and move the bot's status accordingly."""
+def bot_record_check(
+    *, bot: Bot, result: HelloResult, check: BotHealthCheck | None = None
+) -> BotHealthCheck:
+    """Store a health check's outcome (completing ``check`` when it was queued) and move the
+    bot's status accordingly."""
     with transaction.atomic():
         bot = Bot.objects.select_for_update().get(pk=bot.pk)
-        check = BotHealthCheck.objects.create(
-            bot=bot,
-            ok=result.ok,
-            latency_ms=result.latency_ms,
-            error_kind=result.error_kind,
-            error_message=result.error_message[:500],
-        )
+        if check is None:
+            check = BotHealthCheck(bot=bot)
+        check.ok = result.ok
+        check.latency_ms = result.latency_ms
+        check.error_kind = result.error_kind
+        check.error_message = result.error_message[:500]
+        check.save()
         if result.ok:
             bot.consecutive_failures = 0
-            bot.last_verified_at = check.at
+            bot.last_verified_at = timezone.now()
             # A bot disabled by staff stays disabled; one disabled for failing comes back.
             if bot.disabled_cause != DisabledCause.ADMIN:
                 bot.status = BotStatus.ACTIVE
@@ -229,8 +249,50 @@ def bot_record_check(*, bot: Bot, result: HelloResult) -> BotHealthCheck:
 
 
 def bot_verify(*, bot: Bot) -> BotHealthCheck:
-    """Call the bot's ``hello`` now and record the outcome."""
+    """Call the bot's ``hello`` now and record the outcome (workers and the demo only)."""
     return bot_record_check(bot=bot, result=_call_hello(bot))
+
+
+def bot_verify_request(*, bot: Bot) -> BotHealthCheck:
+    """Queue a ``hello`` check of the bot and answer it at once, pending, for the caller to poll.
+
+    A bot has at most one pending check: asking again answers the pending one, so repeated
+    requests cost one call of the bot. A check left pending longer than
+    ``BOT_VERIFY_RESEND_S`` (its task lost with a broker or worker) is sent again.
+    """
+    from tournaments.tasks import complete_health_check
+
+    with transaction.atomic():
+        Bot.objects.select_for_update().only("pk").get(pk=bot.pk)
+        check = bot.health_checks.filter(ok__isnull=True).order_by("-at").first()
+        if check is not None:
+            resend_before = timezone.now() - timedelta(seconds=settings.BOT_VERIFY_RESEND_S)
+            if check.at > resend_before:
+                return check
+            check.at = timezone.now()
+            check.save(update_fields=["at"])
+        else:
+            check = BotHealthCheck.objects.create(bot=bot)
+        check_id = check.pk
+        transaction.on_commit(lambda: complete_health_check.delay(check_id))
+    return check
+
+
+def bot_complete_check(*, check_id: int) -> HealthCheckStatus | None:
+    """Call the bot of a pending check and record the outcome; None when there is nothing to do.
+
+    Run by a worker; a second delivery of the same check finds it finished and does nothing.
+    """
+    check = BotHealthCheck.objects.select_related("bot").filter(pk=check_id).first()
+    if check is None or check.ok is not None:
+        return None
+    result = _call_hello(check.bot)
+    with transaction.atomic():
+        # Lock and re-read: another delivery may have finished the check meanwhile.
+        locked = BotHealthCheck.objects.select_for_update().filter(pk=check_id).first()
+        if locked is None or locked.ok is not None:
+            return None
+        return bot_record_check(bot=check.bot, result=result, check=locked).status
 
 
 async def _hello_all(targets: list[tuple[int, str, str]]) -> dict[int, HelloResult]:

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 import time
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 from arena.signing import verify_signature
 from tests.conftest import client_for
 from tests.tournaments.conftest import ScriptedBot
-from tournaments.models import BotHealthCheck, BotStatus, DisabledCause
-from tournaments.services.bots import bot_disable, bot_verify
+from tournaments.models import BotHealthCheck, BotStatus, DisabledCause, HealthCheckStatus
+from tournaments.services.bots import bot_disable, bot_verify, bot_verify_request
+from tournaments.tasks import complete_health_check
 
 
 @pytest.fixture
@@ -30,7 +33,7 @@ def test_a_bot_that_answers_hello_becomes_active(scripted):
     check = bot_verify(bot=bot)
     bot.refresh_from_db()
     assert check.ok and check.error_kind == "" and check.latency_ms is not None
-    assert bot.status == BotStatus.ACTIVE and bot.last_verified_at == check.at
+    assert bot.status == BotStatus.ACTIVE and bot.last_verified_at >= check.at
     assert bot.consecutive_failures == 0
 
 
@@ -96,14 +99,65 @@ def test_passing_does_not_re_enable_a_bot_disabled_by_staff(scripted):
     assert (bot.status, bot.disabled_reason) == (BotStatus.DISABLED, "cheating")
 
 
-def test_the_owner_verifies_through_the_api_and_reads_the_history(scripted, owner):
+def test_the_owner_verifies_through_the_api_and_polls_the_queued_check(scripted, owner):
     bot = scripted("ok")
     client = client_for(owner)
+    ScriptedBot.received.clear()
     response = client.post(f"/api/bots/{bot.pk}/verify/")
-    assert response.status_code == 200 and response.json()["ok"] is True
-    history = client.get(f"/api/bots/{bot.pk}/health-checks/").json()
-    assert [c["ok"] for c in history] == [True]
+    assert response.status_code == 202
+    pending = response.json()
+    assert (pending["status"], pending["ok"]) == ("pending", None)
+    poll = response["Location"]
+    assert poll.endswith(f"/api/bots/{bot.pk}/health-checks/{pending['id']}/")
+    assert client.get(poll).json()["status"] == "pending"
+    assert ScriptedBot.received == []  # nothing called the bot while the request was answered
+    # What a worker does with the queued task:
+    assert complete_health_check(pending["id"]) == "ok"
+    done = client.get(poll).json()
+    assert (done["id"], done["status"], done["ok"]) == (pending["id"], "ok", True)
+    assert done["latency_ms"] is not None
+    bot.refresh_from_db()
+    assert bot.status == BotStatus.ACTIVE
+    assert [c["status"] for c in client.get(f"/api/bots/{bot.pk}/health-checks/").json()] == ["ok"]
+    assert complete_health_check(pending["id"]) == "done"  # a second delivery changes nothing
     assert BotHealthCheck.objects.filter(bot=bot).count() == 1
+
+
+def test_asking_again_while_a_check_is_pending_answers_the_same_check(scripted, owner):
+    bot = scripted("ok")
+    first = bot_verify_request(bot=bot)
+    again = bot_verify_request(bot=bot)
+    assert again.pk == first.pk and BotHealthCheck.objects.filter(bot=bot).count() == 1
+
+
+def test_a_check_pending_too_long_is_sent_again(
+    scripted, settings, django_capture_on_commit_callbacks
+):
+    settings.BOT_VERIFY_RESEND_S = 5
+    bot = scripted("ok")
+    with django_capture_on_commit_callbacks() as sent:
+        check = bot_verify_request(bot=bot)
+        bot_verify_request(bot=bot)
+    assert len(sent) == 1
+    BotHealthCheck.objects.filter(pk=check.pk).update(at=timezone.now() - timedelta(seconds=6))
+    with django_capture_on_commit_callbacks() as resent:
+        assert bot_verify_request(bot=bot).pk == check.pk
+    assert len(resent) == 1
+
+
+def test_a_queued_check_of_a_silent_bot_fails_as_a_timeout(scripted):
+    bot = scripted("slow")
+    check = bot_verify_request(bot=bot)
+    assert complete_health_check(check.pk) == "failed"
+    check.refresh_from_db()
+    assert (check.status, check.error_kind) == (HealthCheckStatus.FAILED, "timeout")
+
+
+def test_a_check_of_another_bot_is_not_found(scripted, owner):
+    bot, other = scripted("ok"), scripted("ok")
+    check = bot_verify_request(bot=other)
+    response = client_for(owner).get(f"/api/bots/{bot.pk}/health-checks/{check.pk}/")
+    assert response.status_code == 404
 
 
 def test_a_registered_bot_is_verified_with_hello_once_the_registration_commits(
