@@ -23,7 +23,6 @@ from typing import Any, TypeVar
 import aiohttp
 import orjson
 from aiohttp.abc import AbstractResolver
-from aiohttp.http_exceptions import LineTooLong
 from yarl import URL
 
 from arena.faults import (
@@ -295,10 +294,6 @@ def _connection_fault(exc: aiohttp.ClientError, latency_ms: float) -> BotFault:
     for cause in causes:
         if isinstance(cause, ForbiddenAddressError):
             return BotForbiddenAddressError(str(cause), latency_ms=latency_ms)
-        if isinstance(cause, LineTooLong):
-            return BotOversizeError(
-                "a line of the answer's head is past the client's limit", latency_ms=latency_ms
-            )
         if isinstance(cause, OSError) and cause.errno in _LOCAL_ERRNOS:
             raise ArenaResourceError(f"out of local resources while calling a bot: {cause}")
     return BotConnectionError(
@@ -338,6 +333,9 @@ class WorkerLoop:
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run ``coro`` on the loop and return its result; cancel it if the wait is broken."""
+        if threading.current_thread() is self._thread:
+            coro.close()
+            raise RuntimeError("WorkerLoop.run waits for the loop: await the coroutine instead")
         future = asyncio.run_coroutine_threadsafe(coro, self._loop)
         try:
             return future.result()

@@ -103,6 +103,16 @@ if not is_set("DATABASE_URL"):
     VAR_DIR.mkdir(exist_ok=True)
     _db = parse_database_url("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}")
     _embedded.append("SQLite at var/db.sqlite3")
+_db_options: dict[str, object] = dict(_db.options or {})
+if _db.engine.endswith("sqlite3"):
+    # The web server, the local worker and beat share the file: readers do not block the
+    # writer (WAL), a writer waits for another rather than failing at once, and a transaction
+    # takes its write lock when it begins, so two never deadlock upgrading a read lock.
+    _db_options = {
+        "timeout": 30,
+        "init_command": "PRAGMA journal_mode=WAL;PRAGMA synchronous=NORMAL",
+        "transaction_mode": "IMMEDIATE",
+    }
 DATABASES = {
     "default": {
         "ENGINE": _db.engine,
@@ -111,7 +121,7 @@ DATABASES = {
         "PASSWORD": _db.password,
         "HOST": _db.host,
         "PORT": _db.port,
-        "OPTIONS": _db.options or {},
+        "OPTIONS": _db_options,
         "CONN_MAX_AGE": env_int("DB_CONN_MAX_AGE", 600, minimum=0),
         "CONN_HEALTH_CHECKS": True,
     }
@@ -122,22 +132,68 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 REDIS_URL = env_url("REDIS_URL", "", schemes=("redis", "rediss"))
 if REDIS_URL:
     CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            # A request never hangs on an unreachable cache: it fails fast and degrades.
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+        }
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-    _embedded.append("in-process tasks")
 
-CELERY_BROKER_URL = REDIS_URL or "memory://"
+# Where tasks run. With REDIS_URL, on Celery workers through Redis. Without it, in development
+# (DEBUG on), on a local worker and beat that ./run starts next to the web server, through a
+# broker kept in files next to the SQLite database (kombu's filesystem transport: no server).
+# CELERY_EAGER=1 runs every task inside the process that sends it (the tests on SQLite); a
+# deployment without Redis must ask for that explicitly, because web requests then wait on
+# whole tournaments.
+CELERY_EAGER = env_bool("CELERY_EAGER", False)
 CELERY_RESULT_BACKEND = REDIS_URL or None
-CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
+if REDIS_URL and not CELERY_EAGER:
+    CELERY_BROKER_URL = REDIS_URL
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {}
+elif CELERY_EAGER:
+    CELERY_BROKER_URL = "memory://"
+    CELERY_BROKER_TRANSPORT_OPTIONS = {}
+    _embedded.append("in-process tasks (CELERY_EAGER=1)")
+elif DEBUG:
+    CELERY_BROKER_URL = "filesystem://localhost//"
+    # Next to the SQLite file, so each database has its own queue.
+    BROKER_DIR = (
+        Path(str(DATABASES["default"]["NAME"])).with_suffix(".celery")
+        if _db.engine.endswith("sqlite3")
+        else VAR_DIR / "celery"
+    )
+    for _folder in ("queue", "control"):
+        (BROKER_DIR / _folder).mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(BROKER_DIR / "queue"),
+        "data_folder_out": str(BROKER_DIR / "queue"),
+        "control_folder": str(BROKER_DIR / "control"),
+        "store_processed": False,
+        "polling_interval": 0.25,
+    }
+    _embedded.append("a local Celery worker, its broker in files next to the database")
+else:
+    raise ImproperlyConfigured(
+        "REDIS_URL must be set when DEBUG is off: workers take their tasks from Redis. "
+        "(CELERY_EAGER=1 runs tasks inside web requests instead; for tests only.)"
+    )
+CELERY_TASK_ALWAYS_EAGER = CELERY_EAGER
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=60)
-}
+# Ride out a broker outage: connect at start-up however long the broker takes, reconnect for
+# ever after losing it; a running match is finished (its claim token guards the result) rather
+# than cancelled when the connection drops.
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
+CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] = env_int(
+    "CELERY_VISIBILITY_TIMEOUT", 3600, minimum=60
+)
 # Workers of one deployment share a queue name; tests give theirs a private one. Three queues,
 # so a big tournament's backlog of matches never holds up control work (a next round, ratings,
 # a verification) or the ladders: "<name>" for control tasks, "<name>.matches" for tournament
@@ -186,6 +242,8 @@ LADDER_MATCHES_IN_FLIGHT = env_int("LADDER_MATCHES_IN_FLIGHT", 4, minimum=1, max
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     "sweep-matches": {"task": "tournaments.sweep_matches", "schedule": 30.0},
     "start-due-tournaments": {"task": "tournaments.start_due_tournaments", "schedule": 30.0},
+    # Tournaments a lost message left starting, or running with all their matches ended.
+    "reconcile-tournaments": {"task": "tournaments.reconcile_tournaments", "schedule": 30.0},
     "rate-finished-matches": {"task": "tournaments.rate_finished_matches", "schedule": 60.0},
     # Every finished ladder match tops its ladder up at once; this catches lost messages.
     "top-up-ladders": {"task": "tournaments.top_up_ladders", "schedule": 15.0},

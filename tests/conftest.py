@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import Group, User
@@ -112,3 +119,73 @@ def presets(db) -> None:
 def oh_hell(presets) -> Variant:
     """The oh-hell preset."""
     return Variant.objects.get(name="oh-hell")
+
+
+# Ports of the private Redis servers tests start and kill (a range no shared server uses).
+PRIVATE_REDIS_PORTS = range(16500, 16600)
+
+
+@dataclass
+class RedisServer:
+    """A redis-server of the test's own, to kill and start again on the same port."""
+
+    port: int
+    workdir: Path
+    process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [
+                *("redis-server", "--port", str(self.port), "--bind", "127.0.0.1"),
+                *("--save", "", "--appendonly", "no", "--dir", str(self.workdir)),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1) as conn:
+                    conn.sendall(b"PING\r\n")
+                    if conn.recv(16).startswith(b"+PONG"):
+                        return
+            except OSError:
+                pass
+            assert self.process.poll() is None, "redis-server exited at start"
+            assert time.monotonic() < deadline, "redis-server did not answer in 30 s"
+            time.sleep(0.1)
+
+    def kill(self) -> None:
+        """SIGKILL the server, as a crash would, and wait until it is gone."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(timeout=30)
+        self.process = None
+
+
+def _free_private_port() -> int:
+    for port in PRIVATE_REDIS_PORTS:
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free port for a private redis-server")
+
+
+@pytest.fixture
+def private_redis(tmp_path: Path) -> Iterator[RedisServer]:
+    """A running redis-server of this test's own; killed at the end."""
+    if shutil.which("redis-server") is None:
+        pytest.fail("redis-server is needed on the PATH for the broker and cache outage tests")
+    server = RedisServer(port=_free_private_port(), workdir=tmp_path)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.kill()

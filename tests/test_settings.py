@@ -18,7 +18,16 @@ CLEAN = {
     k: v
     for k, v in os.environ.items()
     if not k.startswith(
-        ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DEBUG", "BOT_", "DJANGO_", "OHHELL_")
+        (
+            "DATABASE_URL",
+            "REDIS_URL",
+            "SECRET_KEY",
+            "DEBUG",
+            "BOT_",
+            "DJANGO_",
+            "OHHELL_",
+            "CELERY_EAGER",
+        )
     )
 }
 
@@ -72,7 +81,47 @@ def test_with_nothing_set_it_says_once_that_it_runs_on_embedded_defaults():
     assert result.returncode == 0, result.stderr
     lines = [line for line in result.stderr.splitlines() if "embedded defaults" in line]
     assert len(lines) == 1
-    assert "SQLite at var/db.sqlite3" in lines[0] and "in-process tasks" in lines[0]
+    assert "SQLite at var/db.sqlite3" in lines[0] and "a local Celery worker" in lines[0]
+
+
+def where_tasks_run(**variables: str) -> subprocess.CompletedProcess:
+    """Whether tasks run in-process and the broker, as a fresh process sees them."""
+    code = (
+        "import django; django.setup(); from config.celery_app import app; "
+        "print(app.conf.task_always_eager, app.conf.broker_url.split(':')[0])"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={**CLEAN, "DJANGO_SETTINGS_MODULE": "config.settings", **variables},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_on_embedded_defaults_tasks_go_to_a_local_broker_not_into_web_requests(tmp_path):
+    result = where_tasks_run(DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["False", "filesystem"]
+    assert (tmp_path / "db.celery" / "queue").is_dir()
+
+
+def test_tasks_run_in_process_only_when_asked_for(tmp_path):
+    result = where_tasks_run(DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}", CELERY_EAGER="1")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["True", "memory"]
+
+
+def test_start_up_without_redis_is_refused_when_debug_is_off(tmp_path):
+    secret = "x" * 50
+    database = f"sqlite:///{tmp_path / 'db.sqlite3'}"
+    result = start(DEBUG="0", SECRET_KEY=secret, DATABASE_URL=database)
+    assert result.returncode != 0
+    assert "REDIS_URL must be set when DEBUG is off" in result.stderr
+    assert "CELERY_EAGER=1" in result.stderr
+    allowed = start(DEBUG="0", SECRET_KEY=secret, DATABASE_URL=database, CELERY_EAGER="1")
+    assert allowed.returncode == 0, allowed.stderr
 
 
 def test_with_everything_set_it_starts_quietly():

@@ -26,6 +26,7 @@ from tournaments.models import (
     SeatFault,
     Tournament,
     TournamentEntry,
+    TournamentStatus,
     Variant,
     signed_in,
 )
@@ -187,10 +188,48 @@ class VariantAdmin(admin.ModelAdmin):
         return rules["problem"] or "\n".join(rules["rules"])
 
 
+# A tournament's definition is fixed once it starts: its matches were made from it.
+NOT_STARTED = (TournamentStatus.DRAFT, TournamentStatus.SCHEDULED)
+FIXED_ONCE_STARTED = [
+    "variant",
+    "format",
+    "table_size",
+    "time_limit_ms",
+    "rounds",
+    "games_per_fixture",
+    "seed",
+    "start_at",
+]
+
+
+def _started(tournament: Tournament | None) -> bool:
+    return tournament is not None and tournament.status not in NOT_STARTED
+
+
 class EntryInline(admin.TabularInline):
     model = TournamentEntry
     extra = 0
     raw_id_fields = ["bot"]
+
+    def has_add_permission(self, request: HttpRequest, obj: Tournament | None = None) -> bool:
+        return not _started(obj) and super().has_add_permission(request, obj)
+
+    def has_change_permission(self, request: HttpRequest, obj: Tournament | None = None) -> bool:
+        return not _started(obj) and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Tournament | None = None) -> bool:
+        return not _started(obj) and super().has_delete_permission(request, obj)
+
+
+class TournamentForm(forms.ModelForm):
+    def clean_status(self) -> str:
+        status = self.cleaned_data["status"]
+        if status not in NOT_STARTED:
+            raise forms.ValidationError(
+                "Only draft or scheduled can be set here; start, pause, resume and cancel "
+                "a tournament with the actions of the list."
+            )
+        return status
 
 
 @admin.register(Tournament)
@@ -212,7 +251,14 @@ class TournamentAdmin(admin.ModelAdmin):
     readonly_fields = ["created_at", "updated_at", "started_at", "progress"]
     raw_id_fields = ["organiser"]
     inlines = [EntryInline]
+    form = TournamentForm
     actions = ["start_tournaments", "pause_tournaments", "resume_tournaments", "cancel_tournaments"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Tournament | None = None) -> list[str]:
+        fields = list(self.readonly_fields)
+        if _started(obj):  # its status moves only through the actions
+            fields += ["status", *FIXED_ONCE_STARTED]
+        return fields
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Tournament]:
         # Counts come from subqueries of the selector, so the list costs the same at any length.

@@ -1,8 +1,8 @@
 """The demo: reference bots served over HTTP, registered, verified and played in a tournament.
 
 Used by ``manage.py demo`` (the README's first command). Bots run in a background thread of
-the demo process on loopback ports; matches go through the normal worker path: in-process
-tasks on the embedded defaults, Celery workers when PostgreSQL and Redis are configured.
+the demo process on loopback ports; matches go through the normal worker path: the local Celery
+worker ./run starts on the embedded defaults, Celery workers when Redis is configured.
 """
 
 from __future__ import annotations

@@ -51,6 +51,18 @@ def advance_tournament(tournament_id: int) -> str:
     return tournaments.tournament_advance(tournament_id=tournament_id)
 
 
+@shared_task(name="tournaments.generate_tournament", ignore_result=True)
+def generate_tournament(tournament_id: int) -> str:
+    """Create and queue a starting tournament's matches."""
+    return tournaments.tournament_generate(tournament_id=tournament_id)
+
+
+@shared_task(name="tournaments.reconcile_tournaments", ignore_result=True)
+def reconcile_tournaments() -> dict[str, int]:
+    """Move on tournaments whose start or last advance message was lost."""
+    return tournaments.tournaments_reconcile()._asdict()
+
+
 @shared_task(name="tournaments.start_due_tournaments", ignore_result=True)
 def start_due_tournaments() -> int:
     """Start scheduled tournaments whose start time has come."""

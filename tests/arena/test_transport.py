@@ -109,9 +109,9 @@ def test_hello_sends_the_protocol_and_type_and_any_json_object_passes(
         ("trickles_body", FaultKind.TIMEOUT),
         ("fifty_megabytes", FaultKind.OVERSIZE),
         ("fifty_megabytes_chunked", FaultKind.OVERSIZE),
-        # aiohttp reports too many header lines as a malformed head, like any invalid HTTP.
+        # aiohttp refuses a head past its limits as invalid HTTP, like any other.
         ("endless_headers", FaultKind.CONNECTION_ERROR),
-        ("long_header_line", FaultKind.OVERSIZE),
+        ("long_header_line", FaultKind.CONNECTION_ERROR),
         ("gzip_bomb", FaultKind.NOT_JSON),
         ("not_json", FaultKind.NOT_JSON),
         ("json_list", FaultKind.WRONG_SHAPE),
@@ -355,3 +355,18 @@ def test_matches_from_many_threads_run_at_once_on_one_loop_and_one_pool() -> Non
     assert len(bot.peers) == connections
     assert worker_loop() is loop
     assert loop.client(limits=limits, policy=LOOPBACK) is client
+
+
+def test_waiting_on_the_worker_loop_from_its_own_thread_is_refused_not_a_deadlock() -> None:
+    loop = worker_loop()
+
+    async def inner() -> int:
+        return 1
+
+    async def outer() -> str:
+        with pytest.raises(RuntimeError):
+            loop.run(inner())
+        return "refused"
+
+    assert loop.run(outer()) == "refused"
+    assert loop.run(inner()) == 1

@@ -21,6 +21,11 @@ from tournaments.models import (
     SeatFault,
     Tournament,
 )
+from tournaments.services.tournaments import (
+    tournament_advance,
+    tournament_generate,
+    tournament_start,
+)
 
 ALL_MODELS = [
     models.Bot,
@@ -200,6 +205,7 @@ def test_the_tournament_list_shows_progress(admin_client, cup):
         reverse("admin:tournaments_tournament_changelist"),
         {"action": "start_tournaments", "_selected_action": [cup.pk]},
     )
+    assert tournament_generate(tournament_id=cup.pk) == "running"
     row = tournament_admin.get_queryset(None).get(pk=cup.pk)
     assert tournament_admin.progress(row) == "0/1 (0%)"
 
@@ -214,7 +220,8 @@ def test_staff_start_pause_resume_and_cancel_tournaments_from_the_list(admin_cli
         cup.refresh_from_db()
         return [str(m) for m in response.context["messages"]]
 
-    assert act("start_tournaments") == ["Started 1 of 1."] and cup.status == "running"
+    assert act("start_tournaments") == ["Started 1 of 1."] and cup.status == "starting"
+    assert tournament_generate(tournament_id=cup.pk) == "running"
     assert Match.objects.filter(tournament=cup, status="queued").count() == 1
     assert act("pause_tournaments") == ["Paused 1 of 1."] and cup.status == "paused"
     assert act("resume_tournaments") == ["Resumed 1 of 1."] and cup.status == "running"
@@ -281,3 +288,50 @@ def test_staff_request_a_recompute_from_the_admin(admin_client, staff):
     )
     assert models.RatingRecompute.objects.count() == 1
     assert admin.site._registry[models.RatingRecompute].live_progress(job) == "0/0 (0.0%)"
+
+
+def _change_form_data(admin_client, tournament, **changes) -> dict:
+    """The tournament's change form as the page shows it, with ``changes`` typed in."""
+    url = reverse("admin:tournaments_tournament_change", args=[tournament.pk])
+    page = admin_client.get(url)
+    data = {}
+    form = page.context["adminform"].form
+    for name, field in form.fields.items():
+        value = form.initial.get(name, field.initial)
+        data[name] = "" if value is None else value
+    for inline in page.context["inline_admin_formsets"]:
+        management = inline.formset.management_form
+        for name in management.fields:
+            data[f"{management.prefix}-{name}"] = management.initial.get(name, 0)
+    return {**data, **changes}
+
+
+def test_a_started_or_finished_tournament_keeps_its_definition_and_status_in_the_admin(
+    admin_client, cup, oh_hell
+):
+    tournament_start(tournament=cup)
+    assert tournament_generate(tournament_id=cup.pk) == "running"
+    Match.objects.filter(tournament=cup).update(status="cancelled")
+    assert tournament_advance(tournament_id=cup.pk) == "finished"
+    entries = set(cup.entries.values_list("bot_id", flat=True))
+    url = reverse("admin:tournaments_tournament_change", args=[cup.pk])
+    data = _change_form_data(admin_client, cup, name="renamed", status="draft", format="swiss")
+    response = admin_client.post(url, data)
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    cup.refresh_from_db()
+    assert cup.name == "renamed"  # the name and description stay editable
+    assert (cup.status, cup.format, cup.variant_id) == ("finished", "round_robin", oh_hell.pk)
+    assert set(cup.entries.values_list("bot_id", flat=True)) == entries
+    inline = admin_client.get(url).context["inline_admin_formsets"][0]
+    assert not (inline.has_add_permission or inline.has_change_permission)
+    assert not inline.has_delete_permission
+
+
+def test_a_draft_tournament_cannot_be_set_running_or_finished_in_the_admin(admin_client, cup):
+    url = reverse("admin:tournaments_tournament_change", args=[cup.pk])
+    for status in ("running", "finished"):
+        response = admin_client.post(url, _change_form_data(admin_client, cup, status=status))
+        assert response.status_code == 200
+        assert "Only draft or scheduled" in str(response.context["adminform"].form.errors)
+        cup.refresh_from_db()
+        assert cup.status == "draft"

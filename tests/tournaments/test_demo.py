@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from config.settings import EMBEDDED_NOTED
 
@@ -24,14 +28,47 @@ def run_demo(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str
     )
 
 
-def test_the_demo_plays_a_round_robin_and_prints_a_leaderboard_on_embedded_defaults(tmp_path):
-    unset = ("DATABASE_URL", "REDIS_URL", EMBEDDED_NOTED)
+@pytest.fixture
+def embedded_env(tmp_path: Path) -> Iterator[dict[str, str]]:
+    """Embedded defaults on a fresh SQLite file, with a real local worker as ./run starts."""
+    unset = ("DATABASE_URL", "REDIS_URL", "CELERY_EAGER", EMBEDDED_NOTED)
     env = {k: v for k, v in os.environ.items() if k not in unset}
     env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'demo.sqlite3'}"
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--no-input"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    worker = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "celery", "-A", "config", "worker", "-c", "2"),
+            *("--loglevel", "WARNING", "--without-gossip", "--without-mingle"),
+            "--without-heartbeat",
+        ],
+        cwd=ROOT,
+        env={**env, "BOT_ALLOW_LOOPBACK": "1"},
+        start_new_session=True,
+    )
+    try:
+        yield env
+    finally:
+        os.killpg(worker.pid, signal.SIGTERM)
+        try:
+            worker.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(worker.pid, signal.SIGKILL)
+            worker.wait()
+
+
+def test_the_demo_plays_a_round_robin_and_prints_a_leaderboard_on_embedded_defaults(embedded_env):
+    env = embedded_env
     result = run_demo(env)
     assert result.returncode == 0, result.stderr[-2000:]
     out = result.stdout
-    assert "through in-process tasks" in out
+    assert "through a local Celery worker" in out
     assert "hello ok, active" in out and "FAILED" not in out
     board = out.split("Leaderboard of oh-hell")[1].strip().splitlines()[1:]
     assert len(board) == 6

@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.tournaments.starting import start_and_generate
 from tournaments.models import MatchSeat, MatchStatus, TournamentFormat
 from tournaments.models.competitions import RANKING_RULE, ROUNDS_MEANING
 from tournaments.selectors.tournaments import tournament_standings
 from tournaments.services.matches import match_run
-from tournaments.services.tournaments import tournament_advance, tournament_create, tournament_start
+from tournaments.services.tournaments import tournament_advance, tournament_create
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.django_db
@@ -73,7 +74,7 @@ def test_swiss_byes_go_to_different_bots_and_count_as_an_average_result(
         rounds=3,
         seed=5,
     )
-    _play(tournament_start(tournament=tournament))
+    _play(start_and_generate(tournament))
     result = tournament_standings(tournament=tournament)
     assert result["ranking_rule"] == RANKING_RULE["swiss"]
     lines = {line["bot"]: line for line in result["standings"]}
@@ -100,7 +101,7 @@ def test_the_duplicate_column_has_a_legend(organiser, playing_bots, short, clien
         table_size=3,
         time_limit_ms=500,
     )
-    _play(tournament_start(tournament=tournament))
+    _play(start_and_generate(tournament))
     page = client.get(f"/tournaments/{tournament.pk}/").content.decode()
     assert "Duplicate</abbr>" in page
     assert "the luck of the deal cancels out" in page

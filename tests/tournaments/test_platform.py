@@ -25,7 +25,8 @@ def test_tasks_go_to_redis_when_it_is_configured_and_run_in_process_otherwise():
         with celery_app.connection_for_write() as connection:
             connection.ensure_connection(max_retries=1)
             assert connection.connected
-    else:
+    else:  # the tests ask for in-process tasks without Redis (tests/eager.py)
+        assert settings.CELERY_EAGER is True
         assert celery_app.conf.task_always_eager is True
         assert celery_app.conf.broker_url == "memory://"
 

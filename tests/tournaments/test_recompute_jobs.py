@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-import uuid
+import os
+import signal
+import subprocess
 from collections.abc import Iterator
 from datetime import timedelta
 
@@ -12,7 +14,6 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
-from config.celery_app import app as celery_app
 from tournaments.models import RatingRecompute, RecomputeStatus
 from tournaments.services.ratings import (
     RATING_LOCK_KEY,
@@ -20,8 +21,8 @@ from tournaments.services.ratings import (
     recomputes_sweep_stale,
 )
 
-from .celery_workers import kill, start_celery_worker, wait_for, worker_database_url
 from .services.rating_world import World, rating_snapshot
+from .workers import database_url, wait_for
 
 URL = "/api/ratings/recompute/"
 on_postgres_and_redis = pytest.mark.skipif(
@@ -80,7 +81,7 @@ class TestRequests:
 @pytest.fixture
 def rating_lock() -> Iterator[psycopg.Connection]:
     """Another connection holding the rating lock, as a long recompute does."""
-    with psycopg.connect(worker_database_url()) as other:
+    with psycopg.connect(database_url()) as other:
         other.execute("SELECT pg_advisory_xact_lock(%s)", [RATING_LOCK_KEY])
         yield other
         other.rollback()
@@ -103,21 +104,18 @@ def test_a_request_answers_at_once_while_a_recompute_holds_the_rating_lock(
     assert response.json()["error"]["detail"]["recompute"]["id"] == job.pk
 
 
-@pytest.fixture
-def queue() -> Iterator[str]:
-    """A private queue, so no other worker on this machine takes the test's tasks."""
-    name = f"test-{uuid.uuid4().hex[:10]}"
-    before = celery_app.conf.task_default_queue
-    celery_app.conf.task_default_queue = name
-    yield name
-    celery_app.conf.task_default_queue = before
+def _kill(worker: subprocess.Popen) -> None:
+    """SIGKILL a worker and every process of its session."""
+    if worker.poll() is None:
+        os.killpg(worker.pid, signal.SIGKILL)
+    worker.wait(timeout=30)
 
 
 @pytest.mark.slow
 @on_postgres_and_redis
 @pytest.mark.django_db(transaction=True)
 def test_a_recompute_whose_worker_was_killed_is_resumed_and_gives_the_live_ratings(
-    staff_client, organiser, oh_hell, make_bot, owner, queue, rating_lock
+    staff_client, organiser, oh_hell, make_bot, owner, start_worker, rating_lock
 ):
     world = World.create(organiser=organiser, variant=oh_hell)
     bots = [make_bot(owner, status="active") for _ in range(4)]
@@ -128,7 +126,7 @@ def test_a_recompute_whose_worker_was_killed_is_resumed_and_gives_the_live_ratin
     live = rating_snapshot()
     rating_lock.execute("SELECT pg_advisory_xact_lock(%s)", [RATING_LOCK_KEY])
 
-    doomed = start_celery_worker(queue, "doomed")
+    doomed = start_worker("doomed", concurrency=1)
     try:
         response = staff_client.post(URL)
         assert response.status_code == 202
@@ -141,7 +139,7 @@ def test_a_recompute_whose_worker_was_killed_is_resumed_and_gives_the_live_ratin
             "the worker to start the recompute (it then waits for the rating lock)",
         )
     finally:
-        kill(doomed)
+        _kill(doomed)
     again = staff_client.post(URL)  # the lock is still held: answered at once, naming the job
     assert again.status_code == 409
     assert again.json()["error"]["detail"]["recompute"]["id"] == job.pk
@@ -152,7 +150,7 @@ def test_a_recompute_whose_worker_was_killed_is_resumed_and_gives_the_live_ratin
         60,
         "the dead worker's recompute to be noticed and queued again",
     )
-    rescuer = start_celery_worker(queue, "rescuer")
+    rescuer = start_worker("rescuer", concurrency=1)
     try:
         wait_for(
             lambda: RatingRecompute.objects.filter(
@@ -162,7 +160,7 @@ def test_a_recompute_whose_worker_was_killed_is_resumed_and_gives_the_live_ratin
             "the resumed recompute to finish",
         )
     finally:
-        kill(rescuer)
+        _kill(rescuer)
     job.refresh_from_db()
     assert job.attempts == 2 and job.done == 4
     assert rating_snapshot() == live

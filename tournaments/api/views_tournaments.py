@@ -110,15 +110,18 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         )
         return self._detail(tournament.pk, status_code=status.HTTP_201_CREATED)
 
-    def _control(self, service: Callable[..., Tournament]) -> Response:
+    def _control(
+        self, service: Callable[..., Tournament], status_code: int = status.HTTP_200_OK
+    ) -> Response:
         tournament = service(tournament=self.get_object())
-        return self._detail(tournament.pk)
+        return self._detail(tournament.pk, status_code=status_code)
 
-    @extend_schema(request=None, responses=TournamentDetailOutput)
+    @extend_schema(request=None, responses={202: TournamentDetailOutput})
     @action(detail=True, methods=["post"])
     def start(self, request: Request, pk: str | None = None) -> Response:
-        """Generate the fixtures and queue them (organiser or staff; 409 unless draft/scheduled)."""
-        return self._control(tournament_start)
+        """Start: 202 with the tournament `starting` while a worker generates and queues its
+        fixtures, then `running` (organiser or staff; 409 unless draft/scheduled)."""
+        return self._control(tournament_start, status.HTTP_202_ACCEPTED)
 
     @extend_schema(request=None, responses=TournamentDetailOutput)
     @action(detail=True, methods=["post"])

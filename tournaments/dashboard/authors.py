@@ -26,8 +26,13 @@ from tournaments.dashboard import protocol_doc
 from tournaments.dashboard.forms import BotRegisterForm, LadderForm, SignUpForm
 from tournaments.errors import ApplicationError
 from tournaments.models import Bot, signed_in
-from tournaments.selectors.bots import bot_health_checks, bot_recent_faults, bots_of_owner
-from tournaments.services.bots import bot_register, bot_rotate_secret
+from tournaments.selectors.bots import (
+    bot_health_check,
+    bot_health_checks,
+    bot_recent_faults,
+    bots_of_owner,
+)
+from tournaments.services.bots import bot_register, bot_rotate_secret, bot_verify_request
 from tournaments.services.ladders import bot_set_ladder_opt_in
 from tournaments.services.users import user_sign_up
 
@@ -179,9 +184,15 @@ def my_bot(request: HttpRequest, bot_id: int) -> HttpResponse:
     if shown and shown.get("bot") == bot.pk:
         secret = shown["secret"]
         del request.session[SECRET_SESSION_KEY]
+    check_id = request.GET.get("check", "")
+    check = bot_health_check(bot=bot, check_id=int(check_id)) if check_id.isdecimal() else None
     context = {
         "bot": bot,
         "secret": secret,
+        "check": check,
+        "hello_seconds": settings.BOT_HELLO_TIMEOUT_MS / 1000,
+        # With tasks run in-process nothing plays in the background, so ladders stand still.
+        "ladders_run": not settings.CELERY_TASK_ALWAYS_EAGER,
         "port": _starter_port(bot.endpoint_url),
         "health_checks": list(bot_health_checks(bot=bot, limit=5)),
         "faults": bot_recent_faults(bot=bot),
@@ -198,6 +209,18 @@ def my_bot_rotate(request: HttpRequest, bot_id: int) -> HttpResponse:
     if wait is not None:
         return HttpResponse(f"Too many requests; try again in {wait:.0f} seconds.", status=429)
     return _show_secret_once(request, bot, bot_rotate_secret(bot=bot))
+
+
+@mine
+@require_POST
+def my_bot_verify(request: HttpRequest, bot_id: int) -> HttpResponse:
+    """Queue a ``hello`` check; the bot's page shows it pending, then its result."""
+    bot = _owned_bot(request, bot_id)
+    wait = _throttle_wait(request, "writes")
+    if wait is not None:
+        return HttpResponse(f"Too many requests; try again in {wait:.0f} seconds.", status=429)
+    check = bot_verify_request(bot=bot)
+    return redirect(f"{reverse('dashboard:my-bot', args=[bot.pk])}?check={check.pk}#verify")
 
 
 @mine

@@ -30,6 +30,7 @@ urlpatterns = [
     path("my/bots/", authors.my_bots, name="my-bots"),
     path("my/bots/<int:bot_id>/", authors.my_bot, name="my-bot"),
     path("my/bots/<int:bot_id>/rotate-secret/", authors.my_bot_rotate, name="my-bot-rotate"),
+    path("my/bots/<int:bot_id>/verify/", authors.my_bot_verify, name="my-bot-verify"),
     path("my/bots/<int:bot_id>/ladder/", authors.my_bot_ladder, name="my-bot-ladder"),
     path("write-a-bot/", authors.write_bot, name="write-bot"),
     path("write-a-bot/starter_bot.py", authors.starter_bot, name="starter-bot"),

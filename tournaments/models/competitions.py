@@ -66,6 +66,7 @@ def rounds_help() -> str:
 class TournamentStatus(models.TextChoices):
     DRAFT = "draft", "draft"
     SCHEDULED = "scheduled", "scheduled"
+    STARTING = "starting", "starting"
     RUNNING = "running", "running"
     PAUSED = "paused", "paused"
     FINISHED = "finished", "finished"

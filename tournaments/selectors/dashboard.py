@@ -52,6 +52,7 @@ RatedVariant: TypeAlias = "WithAnnotations[Variant, RatedBots]"
 TREND_MATCHES = 10
 CHART_POINTS_PER_SERIES = 300
 LIVE_TOURNAMENT_STATES = [
+    TournamentStatus.STARTING,
     TournamentStatus.RUNNING,
     TournamentStatus.PAUSED,
     TournamentStatus.SCHEDULED,

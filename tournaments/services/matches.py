@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import close_old_connections, connection, transaction
+from django.db import DatabaseError, close_old_connections, connection, transaction
 from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
@@ -281,8 +281,14 @@ class Heartbeat:
     def _run(self) -> None:
         try:
             while not self._stop.wait(self._every):
-                if not self._beat():
-                    return
+                try:
+                    if not self._beat():
+                        return
+                except DatabaseError as exc:
+                    # A dropped connection or a database restart: beat again on a fresh
+                    # connection next time rather than let the sweeper take a healthy match.
+                    log.warning("heartbeat missed, the database answered: %s", exc)
+                    connection.close()
         finally:
             connection.close()
 

@@ -11,9 +11,12 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from engine.errors import InvalidVariantError
@@ -24,6 +27,7 @@ from tournaments.formats.matchmaking import Candidate, pick_tables
 from tournaments.models import (
     Bot,
     BotStatus,
+    Match,
     MatchSeat,
     MatchStatus,
     Rating,
@@ -143,11 +147,15 @@ def _fixtures(tournament: Tournament, bot_ids: list[int]) -> list[formats.Fixtur
     return []
 
 
-def _create_matches(tournament: Tournament, fixtures: Sequence[formats.Fixture]) -> int:
+def _check_fixture_count(fixtures: Sequence[formats.Fixture]) -> None:
     if len(fixtures) > MAX_FIXTURES:
         raise ApplicationError(
             f"{len(fixtures)} matches is more than the {MAX_FIXTURES} allowed", field="rounds"
         )
+
+
+def _create_matches(tournament: Tournament, fixtures: Sequence[formats.Fixture]) -> int:
+    _check_fixture_count(fixtures)
     matches = matches_create(
         fixtures=fixtures,
         variant_id=tournament.variant_id,
@@ -163,21 +171,44 @@ def _entered_bot_ids(tournament: Tournament) -> list[int]:
 
 @transaction.atomic
 def tournament_start(*, tournament: Tournament) -> Tournament:
-    """Generate the fixtures and queue them; the tournament runs from now."""
+    """Check the fixtures can be made, mark the tournament starting and queue their making.
+
+    Answers at once however big the tournament: a worker creates and queues the matches
+    (tournament_generate) and moves the tournament on to running.
+    """
+    from tournaments.tasks import generate_tournament
+
     tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
     if tournament.status not in (TournamentStatus.DRAFT, TournamentStatus.SCHEDULED):
         raise ApplicationError(
             f"a {tournament.status} tournament cannot be started", code="conflict", status=409
         )
-    bot_ids = _entered_bot_ids(tournament)
-    tournament.status = TournamentStatus.RUNNING
+    if tournament.format != TournamentFormat.LADDER:
+        _check_fixture_count(_fixtures(tournament, _entered_bot_ids(tournament)))
+    tournament.status = TournamentStatus.STARTING
     tournament.started_at = timezone.now()
     tournament.save(update_fields=["status", "started_at", "updated_at"])
+    tournament_id = tournament.pk
+    transaction.on_commit(lambda: generate_tournament.delay(tournament_id))
+    return tournament
+
+
+@transaction.atomic
+def tournament_generate(*, tournament_id: int) -> str:
+    """Create and queue a starting tournament's matches (its first round, for Swiss), then run it.
+
+    Run by a worker; a second delivery finds the tournament running and does nothing.
+    """
+    tournament = Tournament.objects.select_for_update().filter(pk=tournament_id).first()
+    if tournament is None or tournament.status != TournamentStatus.STARTING:
+        return "idle"
+    tournament.status = TournamentStatus.RUNNING
+    tournament.save(update_fields=["status", "updated_at"])
     if tournament.format == TournamentFormat.LADDER:
         ladder_fill(tournament=tournament)
     else:
-        _create_matches(tournament, _fixtures(tournament, bot_ids))
-    return tournament
+        _create_matches(tournament, _fixtures(tournament, _entered_bot_ids(tournament)))
+    return "running"
 
 
 def tournament_start_due(*, now: datetime | None = None) -> int:
@@ -215,6 +246,7 @@ def tournament_cancel(*, tournament: Tournament) -> Tournament:
     allowed = {
         TournamentStatus.DRAFT,
         TournamentStatus.SCHEDULED,
+        TournamentStatus.STARTING,
         TournamentStatus.RUNNING,
         TournamentStatus.PAUSED,
     }
@@ -260,6 +292,44 @@ def tournament_advance(*, tournament_id: int) -> str:
         tournament.save(update_fields=["status", "finished_at", "updated_at"])
         return "finished"
     return "running"
+
+
+class Reconciled(NamedTuple):
+    """What one reconcile pass recovered."""
+
+    restarted: int
+    advanced: int
+
+
+def tournaments_reconcile(*, stale_after: timedelta | None = None) -> Reconciled:
+    """Recover tournaments a lost message left behind (run by Celery beat).
+
+    A tournament still starting a while after its start was asked for gets its fixtures
+    generated again (a second delivery does nothing); a running one whose matches have all
+    ended is advanced (next Swiss round or finished), as its last match's message would have.
+    Queued matches nobody took are re-sent by the match sweeper (services/matches.py).
+    """
+    from tournaments.tasks import generate_tournament
+
+    if stale_after is None:
+        stale_after = timedelta(seconds=settings.MATCH_STALE_SECONDS)
+    cutoff = timezone.now() - stale_after
+    starting = list(
+        Tournament.objects.filter(
+            status=TournamentStatus.STARTING, updated_at__lt=cutoff
+        ).values_list("pk", flat=True)[:1000]
+    )
+    for tournament_id in starting:
+        generate_tournament.delay(tournament_id)
+    open_matches = Match.objects.filter(tournament=OuterRef("pk")).exclude(status__in=TERMINAL)
+    ended = list(
+        Tournament.objects.filter(status=TournamentStatus.RUNNING)
+        .exclude(format=TournamentFormat.LADDER)
+        .exclude(Exists(open_matches))
+        .values_list("pk", flat=True)[:1000]
+    )
+    advanced = sum(tournament_advance(tournament_id=pk) != "running" for pk in ended)
+    return Reconciled(restarted=len(starting), advanced=advanced)
 
 
 def _next_swiss_round(tournament: Tournament) -> bool:

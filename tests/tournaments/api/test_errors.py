@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+import redis
 from django.contrib.auth.models import User
+from django.test import Client
 
 from tests.tournaments.api.support import error_of
 from tournaments.models import Bot, Variant
@@ -86,6 +88,15 @@ def test_an_empty_body_names_the_missing_fields(owner_client, staff_client):
 def test_an_unknown_api_path_is_a_json_404(anonymous_client):
     response = anonymous_client.get("/api/no/such/thing/")
     assert response.status_code == 404
+    assert error_of(response)["code"] == "not_found"
+
+
+@pytest.mark.parametrize("method", ["get", "post", "put", "patch", "delete", "options"])
+def test_an_unknown_api_path_is_a_json_404_for_every_method_even_with_csrf_checks(db, method):
+    client = Client(enforce_csrf_checks=True)  # as a browser's session would be checked
+    response = getattr(client, method)("/api/no/such/thing/", content_type="application/json")
+    assert response.status_code == 404
+    assert response["Content-Type"].startswith("application/json")
     assert error_of(response)["code"] == "not_found"
 
 
@@ -198,3 +209,26 @@ def test_a_null_character_anywhere_in_a_body_is_refused_and_nothing_is_written(
         assert "Null characters" in error_of(response)["message"]
     assert counts() == before
     assert Bot.objects.get(pk=bot.pk).description == ""
+
+
+def test_writes_go_on_unthrottled_and_logged_while_the_cache_is_down(
+    owner_client, settings, private_redis, caplog
+):
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": private_redis.url,
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+        }
+    }
+
+    def register(name: str) -> int:
+        data = {"name": name, "endpoint_url": "https://93.184.216.34/"}
+        return owner_client.post("/api/bots/", data, format="json").status_code
+
+    assert register("counted") == 201
+    assert redis.Redis.from_url(private_redis.url).dbsize() > 0  # the count is in that Redis
+    private_redis.kill()
+    assert register("during-outage") == 201
+    assert Bot.objects.filter(name="during-outage").exists()
+    assert "write throttle skipped, the cache is unreachable" in caplog.text

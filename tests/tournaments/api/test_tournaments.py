@@ -21,6 +21,7 @@ from tournaments.models import (
     TournamentEntry,
     TournamentStatus,
 )
+from tournaments.services.tournaments import tournament_generate
 
 
 @pytest.fixture
@@ -284,7 +285,12 @@ class TestRead:
 
 
 def started(client, tournament):
-    return client.post(f"/api/tournaments/{tournament.pk}/start/")
+    """Start through the API (202, starting), then make the fixtures as the queued task would."""
+    response = client.post(f"/api/tournaments/{tournament.pk}/start/")
+    assert response.status_code == 202, response.content
+    assert response.json()["status"] == TournamentStatus.STARTING
+    assert tournament_generate(tournament_id=tournament.pk) == "running"
+    return response
 
 
 class TestControl:
@@ -292,15 +298,45 @@ class TestControl:
     def test_the_organiser_or_staff_start_it_and_its_matches_are_queued(
         self, client_fixture, request, tournament
     ):
-        response = started(request.getfixturevalue(client_fixture), tournament)
-        assert response.status_code == 200, response.content
-        body = response.json()
+        client = request.getfixturevalue(client_fixture)
+        response = client.post(f"/api/tournaments/{tournament.pk}/start/")
+        assert response.status_code == 202, response.content
+        assert response.json()["status"] == TournamentStatus.STARTING
+        assert not Match.objects.filter(tournament=tournament).exists()
+        assert tournament_generate(tournament_id=tournament.pk) == "running"
+        body = client.get(f"/api/tournaments/{tournament.pk}/").json()
         tournament.refresh_from_db()
         assert body["status"] == tournament.status == TournamentStatus.RUNNING
         matches = Match.objects.filter(tournament=tournament)
         assert matches.count() == body["progress"]["total"] == body["progress"]["queued"] > 0
         assert set(matches.values_list("status", flat=True)) == {MatchStatus.QUEUED}
         assert MatchSeat.objects.filter(match__tournament=tournament).count() == 3 * len(matches)
+
+    def test_a_big_round_robin_starts_at_once_and_a_worker_makes_its_fixtures(
+        self, organiser, organiser_client, oh_hell, make_bot, owner
+    ):
+        from tournaments.services.tournaments import tournament_create
+
+        bots = [
+            make_bot(owner, status=BotStatus.ACTIVE, accept_invitations=True) for _ in range(100)
+        ]
+        big = tournament_create(
+            organiser=organiser,
+            name="big night",
+            variant=oh_hell,
+            format="round_robin",
+            bot_ids=[b.pk for b in bots],
+            table_size=4,
+            rounds=100,
+        )
+        response = organiser_client.post(f"/api/tournaments/{big.pk}/start/")
+        assert response.status_code == 202, response.content
+        assert response.json()["status"] == "starting"
+        assert not Match.objects.filter(tournament=big).exists()  # none made in the request
+        assert tournament_generate(tournament_id=big.pk) == "running"
+        assert Match.objects.filter(tournament=big, status=MatchStatus.QUEUED).count() == 2500
+        assert tournament_generate(tournament_id=big.pk) == "idle"  # a second delivery
+        assert Match.objects.filter(tournament=big).count() == 2500
 
     def test_pause_resume_and_cancel_move_it_through_its_states(self, organiser_client, tournament):
         started(organiser_client, tournament)
@@ -329,7 +365,10 @@ class TestControl:
     ):
         base = f"/api/tournaments/{tournament.pk}"
         for previous in done:
-            assert organiser_client.post(f"{base}/{previous}/").status_code == 200
+            if previous == "start":
+                started(organiser_client, tournament)
+            else:
+                assert organiser_client.post(f"{base}/{previous}/").status_code == 200
         before = Tournament.objects.values().get(pk=tournament.pk), Match.objects.count()
         response = organiser_client.post(f"{base}/{step}/")
         assert response.status_code == 409

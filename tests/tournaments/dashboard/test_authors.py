@@ -13,7 +13,8 @@ from rest_framework.authtoken.models import Token
 from tests.conftest import PASSWORD
 from tournaments.api.throttling import WriteRateThrottle
 from tournaments.dashboard import protocol_doc
-from tournaments.models import Bot, Match, MatchSeat, MatchStatus, SeatFault
+from tournaments.models import Bot, BotHealthCheck, Match, MatchSeat, MatchStatus, SeatFault
+from tournaments.services.bots import bot_complete_check
 
 pytestmark = pytest.mark.django_db
 
@@ -371,7 +372,57 @@ def test_the_owner_opts_a_bot_into_the_ladder_and_out_again(bot, owner, other_us
     assert client.get(f"/my/bots/{bot.pk}/ladder/").status_code == 405
 
 
+def test_verify_queues_a_check_and_the_page_shows_it_pending_then_its_result(
+    bot, owner, scripted_bot_server, loopback_allowed
+):
+    Bot.objects.filter(pk=bot.pk).update(endpoint_url=f"{scripted_bot_server}/ok")
+    client = signed_in(owner)
+    response = client.post(f"/my/bots/{bot.pk}/verify/")
+    check = BotHealthCheck.objects.get(bot=bot)
+    assert check.ok is None  # queued: the request did not wait for the bot
+    assert response["Location"] == f"/my/bots/{bot.pk}/?check={check.pk}#verify"
+    html = client.get(response["Location"]).content.decode()
+    assert "Checking" in html
+    assert f'data-poll="/api/bots/{bot.pk}/health-checks/{check.pk}/"' in html
+    polled = client.get(f"/api/bots/{bot.pk}/health-checks/{check.pk}/").json()
+    assert polled["status"] == "pending"
+    bot_complete_check(check_id=check.pk)  # what the worker does
+    assert client.get(f"/api/bots/{bot.pk}/health-checks/{check.pk}/").json()["status"] == "ok"
+    html = client.get(f"/my/bots/{bot.pk}/?check={check.pk}").content.decode()
+    assert "Passed in" in html and 'data-poll="' not in html
+    assert Bot.objects.get(pk=bot.pk).status == "active"
+
+
+def test_a_failed_verification_says_why(bot, owner, scripted_bot_server, loopback_allowed):
+    Bot.objects.filter(pk=bot.pk).update(endpoint_url=f"{scripted_bot_server}/error")
+    client = signed_in(owner)
+    location = client.post(f"/my/bots/{bot.pk}/verify/")["Location"]
+    bot_complete_check(check_id=BotHealthCheck.objects.get(bot=bot).pk)
+    html = client.get(location).content.decode()
+    assert "Failed: http status" in html
+
+
+def test_only_the_owner_verifies_and_sees_checks(bot, owner, other_user, make_bot):
+    assert signed_in(other_user).post(f"/my/bots/{bot.pk}/verify/").status_code == 404
+    assert not BotHealthCheck.objects.exists()
+    theirs = make_bot(other_user)
+    check = BotHealthCheck.objects.create(bot=theirs, ok=False, error_kind="timeout")
+    client = signed_in(owner)
+    for query in (f"?check={check.pk}", "?check=abc", "?check=99999999999999999999"):
+        response = client.get(f"/my/bots/{bot.pk}/{query}")
+        assert response.status_code == 200
+        assert 'id="check-result"' not in response.content.decode()
+
+
 @pytest.mark.parametrize("url", ["/", "/signup/", "/signin/", "/write-a-bot/"])
 def test_pages_start_with_a_skip_link_to_the_content(client, url):
     page = Page(client.get(url).content.decode())
     assert page.links[0] == "#content" and "content" in page.ids
+
+
+def test_the_ladder_section_says_when_this_server_cannot_play_ladders(bot, owner, settings):
+    client = signed_in(owner)
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    assert "its ladders do not play" in client.get(f"/my/bots/{bot.pk}/").content.decode()
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    assert "its ladders do not play" not in client.get(f"/my/bots/{bot.pk}/").content.decode()

@@ -142,10 +142,11 @@ def test_an_unknown_id_gives_the_not_found_page(client, url):
     assert b"Not found" in response.content
 
 
-def test_a_match_not_yet_played_has_no_replay_viewer(client, world):
+def test_a_match_not_yet_played_embeds_no_replay_but_can_load_a_file(client, world):
     response = client.get(f"/matches/{world.queued[0].pk}/")
     assert b"The replay is shown once the match has finished" in response.content
     assert b'id="replay-data"' not in response.content
+    assert b'id="replay-file"' in response.content
 
 
 def test_a_finished_match_without_a_stored_replay_says_so(client, world):

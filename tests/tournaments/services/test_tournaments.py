@@ -8,19 +8,23 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from tests.tournaments.starting import start_and_generate
 from tournaments.errors import ApplicationError
 from tournaments.models import Match, MatchSeat, MatchStatus, Rating, TournamentStatus
 from tournaments.selectors.tournaments import tournament_progress, tournament_standings
 from tournaments.services.matches import match_run
 from tournaments.services.ratings import ratings_apply_pending
 from tournaments.services.tournaments import (
+    Reconciled,
     tournament_advance,
     tournament_cancel,
     tournament_create,
+    tournament_generate,
     tournament_pause,
     tournament_resume,
     tournament_start,
     tournament_start_due,
+    tournaments_reconcile,
 )
 
 pytestmark = pytest.mark.django_db
@@ -70,7 +74,7 @@ def test_a_round_robin_gives_every_bot_the_same_number_of_matches_and_finishes(
     organiser, playing_bots, short
 ):
     bots = playing_bots(5)
-    tournament = tournament_start(tournament=_create(organiser, short, bots, "round_robin"))
+    tournament = start_and_generate(_create(organiser, short, bots, "round_robin"))
     matches = _play_out(tournament)
     tournament.refresh_from_db()
     assert tournament.status == TournamentStatus.FINISHED and tournament.finished_at
@@ -89,7 +93,7 @@ def test_a_duplicate_tournament_replays_each_seed_in_every_rotation_and_ranks_by
     organiser, playing_bots, short
 ):
     bots = playing_bots(3)
-    tournament = tournament_start(tournament=_create(organiser, short, bots, "duplicate", rounds=1))
+    tournament = start_and_generate(_create(organiser, short, bots, "duplicate", rounds=1))
     matches = _play_out(tournament)
     groups = Counter(m.duplicate_group for m in matches)
     assert all(n == 3 for n in groups.values())
@@ -108,7 +112,7 @@ def test_swiss_rounds_are_generated_one_at_a_time_from_the_standings(
     organiser, playing_bots, short
 ):
     bots = playing_bots(6)
-    tournament = tournament_start(tournament=_create(organiser, short, bots, "swiss", rounds=3))
+    tournament = start_and_generate(_create(organiser, short, bots, "swiss", rounds=3))
     assert set(tournament.matches.values_list("round", flat=True)) == {0}
     matches = _play_out(tournament)
     assert sorted(set(m.round for m in matches)) == [0, 1, 2]
@@ -123,7 +127,7 @@ def test_a_ladder_keeps_matches_flowing_until_its_budget_and_starves_nobody(
     organiser, playing_bots, short
 ):
     bots = playing_bots(6)
-    tournament = tournament_start(tournament=_create(organiser, short, bots, "ladder", rounds=4))
+    tournament = start_and_generate(_create(organiser, short, bots, "ladder", rounds=4))
     assert 0 < tournament.matches.count() <= 4
     matches = _play_out(tournament)
     assert len(matches) == 4 * 6 // 3
@@ -136,7 +140,7 @@ def test_pause_holds_queued_matches_resume_releases_them_and_cancel_ends_it(
     organiser, playing_bots, short
 ):
     bots = playing_bots(3)
-    tournament = tournament_start(tournament=_create(organiser, short, bots, "round_robin"))
+    tournament = start_and_generate(_create(organiser, short, bots, "round_robin"))
     tournament_pause(tournament=tournament)
     first = tournament.matches.order_by("pk").first()
     assert match_run(match_id=first.pk) == "not-claimable"
@@ -158,6 +162,9 @@ def test_a_scheduled_tournament_starts_when_its_time_comes(organiser, playing_bo
     assert tournament_start_due(now=timezone.now()) == 0
     assert tournament_start_due(now=start_at + timedelta(seconds=1)) == 1
     tournament.refresh_from_db()
+    assert tournament.status == TournamentStatus.STARTING and not tournament.matches.exists()
+    assert tournament_generate(tournament_id=tournament.pk) == "running"
+    tournament.refresh_from_db()
     assert tournament.status == TournamentStatus.RUNNING and tournament.matches.exists()
 
 
@@ -168,3 +175,43 @@ def test_a_table_the_variant_cannot_seat_is_refused_naming_the_field(
     with pytest.raises(ApplicationError) as refused:
         _create(organiser, oh_hell, bots, "round_robin", table_size=8)
     assert refused.value.field == "table_size"
+
+
+def test_a_tournament_whose_last_advance_message_was_lost_is_finished_by_the_reconciler(
+    organiser, playing_bots, short
+):
+    bots = playing_bots(3)
+    tournament = start_and_generate(_create(organiser, short, bots, "round_robin"))
+    # Each finished match sends its advance after commit; this test's transaction never
+    # commits, so every one of those messages is lost, as with a broker down at that moment.
+    for match in tournament.matches.all():
+        assert match_run(match_id=match.pk) == "recorded"
+    tournament.refresh_from_db()
+    assert tournament.status == TournamentStatus.RUNNING  # stuck without the reconciler
+    assert tournaments_reconcile() == Reconciled(restarted=0, advanced=1)
+    tournament.refresh_from_db()
+    assert tournament.status == TournamentStatus.FINISHED
+    assert tournaments_reconcile() == Reconciled(restarted=0, advanced=0)
+
+
+def test_the_reconciler_plays_on_a_swiss_tournament_and_leaves_busy_ones_alone(
+    organiser, playing_bots, short
+):
+    bots = playing_bots(6)
+    swiss = start_and_generate(_create(organiser, short, bots, "swiss", rounds=2))
+    busy = start_and_generate(_create(organiser, short, bots, "round_robin"))
+    for match in swiss.matches.all():
+        assert match_run(match_id=match.pk) == "recorded"
+    assert tournaments_reconcile() == Reconciled(restarted=0, advanced=1)
+    assert set(swiss.matches.values_list("round", flat=True)) == {0, 1}
+    busy.refresh_from_db()
+    assert busy.status == TournamentStatus.RUNNING
+
+
+def test_a_tournament_left_starting_is_generated_again_after_a_while(
+    organiser, playing_bots, short
+):
+    tournament = _create(organiser, short, playing_bots(3), "round_robin")
+    tournament_start(tournament=tournament)  # its generation message is lost with the rollback
+    assert tournaments_reconcile() == Reconciled(restarted=0, advanced=0)  # not yet stale
+    assert tournaments_reconcile(stale_after=timedelta(0)).restarted == 1

@@ -65,7 +65,13 @@ class Command(BaseCommand):
                 "(`manage.py demo --again` plays another)."
             )
         else:
-            mode = "Celery workers" if settings.REDIS_URL else "in-process tasks"
+            mode = (
+                "in-process tasks"
+                if settings.CELERY_EAGER
+                else "Celery workers"
+                if settings.REDIS_URL
+                else "a local Celery worker"
+            )
             say(f"Playing a round robin of {options['variant']} through {mode} ...")
             tournament = start_tournament(
                 bots, variant_name=options["variant"], rounds=options["rounds"]
@@ -108,7 +114,10 @@ class Command(BaseCommand):
             if tournament.status == TournamentStatus.FINISHED:
                 return
             if time.monotonic() > deadline:
-                raise CommandError("the tournament did not finish in time; is a worker running?")
+                raise CommandError(
+                    "the tournament did not finish in time; is a worker running? "
+                    "(./run starts one; see the README)"
+                )
             time.sleep(0.5)
 
     def _print_leaderboard(self, tournament) -> None:
