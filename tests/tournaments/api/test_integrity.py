@@ -23,7 +23,7 @@ from tournaments.models import (
     SeatFault,
 )
 from tournaments.seeds import deal_seed
-from tournaments.services.tournaments import tournament_create
+from tournaments.services.tournaments import tournament_create, tournament_generate
 
 LEAK = "Cannot connect to host 127.0.0.1:18298 http://10.1.2.3:18298/secret/path"
 
@@ -159,6 +159,7 @@ def test_fixture_deals_are_not_the_tournament_seeds_public_derivation(organiser,
         seed=7,
     )
     client_for(organiser).post(f"/api/tournaments/{tournament.pk}/start/")
+    tournament_generate(tournament_id=tournament.pk)  # what the worker does next
     public = {f.seed for f in round_robin(sorted(b.pk for b in bots), 3, 1, 7)}
     dealt = set(tournament.matches.values_list("seed", flat=True))
     assert dealt == {deal_seed(s) for s in public} and not dealt & public
