@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.db import models
 
-from tournaments.models.competitions import new_seed
 from tournaments.models.faults import FaultKind
+from tournaments.seeds import new_seed
 
 
 class MatchStatus(models.TextChoices):
