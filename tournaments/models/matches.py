@@ -127,6 +127,9 @@ class MatchSeat(models.Model):
     faults = models.PositiveIntegerField(default=0)
     disqualified = models.BooleanField(default=False)
 
+    # Not stored: set by the match page (tournaments/dashboard/views.py) on the seats it shows.
+    private: bool
+
     class Meta:
         ordering = ["match", "seat"]
         constraints = [
