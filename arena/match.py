@@ -170,6 +170,8 @@ class MatchRunner:
         self.limits = limits
         self.match_id = match_id
         self.stats = [SeatStats() for _ in seats]
+        # One record per bid and card, for the replay: where, how long, and any fallback.
+        self.decisions: list[dict[str, Any]] = []
 
     async def run(self) -> MatchOutcome:
         """Play the match to the end and return its outcome."""
@@ -203,7 +205,19 @@ class MatchRunner:
     ) -> Any:
         stats = self.stats[seat]
         fallback = fallback_bid if kind is MessageType.BID else fallback_card
+        game = self.game
+        record: dict[str, Any] = {
+            "deal": game.deal_number,
+            "trick": len(game.deals[-1].winners) + 1 if kind is MessageType.PLAY else None,
+            "seat": seat,
+            "type": str(kind),
+            "latency_ms": None,
+            "fallback": False,
+            "fault": None,
+        }
+        self.decisions.append(record)
         if stats.disqualified:
+            record.update(fallback=True, fault="disqualified")
             return fallback(legal)
         time_limit_ms = self.limits.time_limit_for(kind)
         observation = observe(self.game, seat)
@@ -215,6 +229,7 @@ class MatchRunner:
         latency_ms: float | None = None
         try:
             answer, latency_ms = await self.seats[seat].call(message, time_limit_ms)
+            record["latency_ms"] = round(latency_ms, 1)
             stats.record_latency(latency_ms)
             if kind is MessageType.BID:
                 return parse_bid(answer, legal)
@@ -223,6 +238,9 @@ class MatchRunner:
             if fault.latency_ms is None:
                 fault.latency_ms = latency_ms
             stats.record_fault(fault, self.limits.max_faults_per_match)
+            record.update(fallback=True, fault=str(fault.kind))
+            if fault.latency_ms is not None:
+                record["latency_ms"] = round(fault.latency_ms, 1)
             return fallback(legal)
 
     async def _send_results(self) -> None:
@@ -263,7 +281,10 @@ class MatchRunner:
             for s in range(game.players)
         ]
         return MatchOutcome(
-            match_id=self.match_id, seats=seats, replay=game.replay(), duration_s=duration_s
+            match_id=self.match_id,
+            seats=seats,
+            replay={**game.replay(), "decisions": self.decisions},
+            duration_s=duration_s,
         )
 
 

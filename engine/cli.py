@@ -296,6 +296,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         raise CliError(f"invalid replay {args.file}: {exc}") from None
     state = "finished" if summary["finished"] else "unfinished"
     print(f"OK: {summary['deals']} deals, {state}, totals {summary['totals']}")
+    if summary["seed_committed"]:
+        print(f"OK: seed {data['seed']} matches its commitment seed_sha256 {data['seed_sha256']}")
     return 0
 
 

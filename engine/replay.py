@@ -6,6 +6,7 @@ from typing import Any
 
 from engine.errors import EngineError, InvalidReplayError
 from engine.game import Game, Phase
+from engine.seeds import seed_matches
 from engine.variant import Variant
 
 FORMAT = "ohhell-replay/1"
@@ -52,9 +53,31 @@ def replay_game(data: Any) -> Game:
 
 
 def verify_replay(data: Any) -> dict[str, Any]:
-    """Re-play ``data`` and return a short summary; raise InvalidReplayError when it differs."""
+    """Re-play ``data`` and return a short summary; raise InvalidReplayError when it differs.
+
+    A replay published with a commitment (``seed_sha256``, see engine/seeds.py) must reveal the
+    seed it committed to; ``seed_committed`` in the summary says whether one was checked.
+    """
+    commitment = data.get("seed_sha256") if isinstance(data, dict) else None
+    if commitment is not None:
+        seed = data.get("seed")
+        if not isinstance(commitment, str) or not isinstance(seed, int) or isinstance(seed, bool):
+            raise InvalidReplayError("'seed_sha256' must be a hex string and 'seed' an integer")
+        try:
+            committed = seed_matches(seed, commitment)
+        except ValueError as exc:
+            raise InvalidReplayError(str(exc)) from None
+        if not committed:
+            raise InvalidReplayError(
+                f"the seed {seed} does not match its commitment seed_sha256 {commitment}"
+            )
     game = replay_game(data)
-    return {"deals": len(game.deals), "finished": game.is_over, "totals": list(game.totals)}
+    return {
+        "deals": len(game.deals),
+        "finished": game.is_over,
+        "totals": list(game.totals),
+        "seed_committed": commitment is not None,
+    }
 
 
 def _expect(what: str, found: Any, wanted: Any) -> None:

@@ -23,6 +23,7 @@ from arena.transport import BotClient
 from engine.game import Game
 from engine.players import make_player
 from engine.presets import PRESETS, preset
+from engine.replay import verify_replay
 from engine.variant import Variant
 
 SHORT = preset("oh-hell", max_cards=3, order="down", first_dealer="random")
@@ -163,6 +164,17 @@ def test_a_bot_under_the_fault_threshold_stays_in_and_its_legal_answers_count(
     assert (bid_kind, bid) == ("bid", fallback_bid(bid_legal))
     assert (play_kind, card) == ("play", fallback_card(play_legal))
     assert all(action == legal[0] for _, legal, action in mine[2:])
+    # The replay records each decision: the two fallbacks with their fault, and every latency.
+    recorded = [d for d in outcome.replay["decisions"] if d["seat"] == 0]
+    assert len(recorded) == len(mine)
+    assert [(d["type"], d["fallback"], d["fault"]) for d in recorded[:2]] == [
+        ("bid", True, "illegal_action"),
+        ("play", True, "illegal_action"),
+    ]
+    assert recorded[1]["deal"] == 1 and recorded[1]["trick"] == 1
+    assert not any(d["fallback"] for d in recorded[2:])
+    assert all(d["latency_ms"] is not None and d["latency_ms"] >= 0 for d in recorded)
+    assert verify_replay(outcome.replay)["finished"] is True  # the extra key does not disturb it
 
 
 def test_a_well_behaved_bot_has_no_faults_and_is_called_for_every_decision(

@@ -55,7 +55,12 @@ def test_a_replay_round_trips_through_json_and_replays_to_the_same_scores() -> N
     assert again.totals == game.totals
     assert again.ranks() == game.ranks()
     assert [d.scores for d in again.deals] == [d.scores for d in game.deals]
-    assert verify_replay(data) == {"deals": 19, "finished": True, "totals": game.totals}
+    assert verify_replay(data) == {
+        "deals": 19,
+        "finished": True,
+        "totals": game.totals,
+        "seed_committed": False,
+    }
 
 
 def test_an_unfinished_game_replays_up_to_where_it_stopped() -> None:

@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from tournaments.models import Bot, BotHealthCheck, HealthCheckStatus, Variant
+from tournaments.models import Bot, BotHealthCheck, HealthCheckStatus, Variant, sees_bot_privately
 from tournaments.netpolicy import MAX_URL_LENGTH
 from tournaments.selectors.variants import variant_rules
 
@@ -71,9 +71,18 @@ class BotNewVersionInput(serializers.Serializer):
 
 
 class HealthCheckOutput(serializers.ModelSerializer):
-    """A check: ``pending`` until a worker has called the bot (``ok`` is null until then)."""
+    """A check: ``pending`` until a worker has called the bot (``ok`` is null until then).
+
+    The error text can name the bot's host, port and path: shown to its owner and staff only
+    (``private`` in the context), null for everyone else, who see the fault kind.
+    """
 
     status = serializers.ChoiceField(choices=HealthCheckStatus.choices, read_only=True)
+    error_message = serializers.SerializerMethodField()
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_error_message(self, check: BotHealthCheck) -> str | None:
+        return check.error_message if self.context.get("private") else None
 
     class Meta:
         model = BotHealthCheck
@@ -93,6 +102,7 @@ class BotOutput(serializers.ModelSerializer):
 
     owner = serializers.CharField(source="owner.username", read_only=True)
     endpoint_url = serializers.SerializerMethodField()
+    disabled_reason = serializers.SerializerMethodField()
 
     class Meta:
         model = Bot
@@ -114,9 +124,16 @@ class BotOutput(serializers.ModelSerializer):
         ]
 
     @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_disabled_reason(self, bot: Bot) -> str | None:
+        """Why the bot is disabled, for its owner and staff (it may quote its endpoint)."""
+        if sees_bot_privately(self.context["request"].user, bot.owner_id):
+            return bot.disabled_reason
+        return bot.get_disabled_cause_display() if bot.disabled_cause else ""
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
     def get_endpoint_url(self, bot: Bot) -> str | None:
-        user = self.context["request"].user
-        return bot.endpoint_url if user.is_staff or user.pk == bot.owner_id else None
+        private = sees_bot_privately(self.context["request"].user, bot.owner_id)
+        return bot.endpoint_url if private else None
 
 
 class BotWithSecretOutput(BotOutput):

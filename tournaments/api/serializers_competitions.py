@@ -7,6 +7,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from engine.seeds import seed_sha256
 from tournaments.api.serializers import StrictBooleanField, StrictCharField
 from tournaments.models import (
     Ladder,
@@ -17,10 +18,13 @@ from tournaments.models import (
     SeatFault,
     Tournament,
     TournamentFormat,
+    TournamentStatus,
     Variant,
+    sees_bot_privately,
 )
 from tournaments.models.competitions import rounds_help
 from tournaments.rating_math import is_provisional
+from tournaments.selectors.matches import match_seed_revealed
 from tournaments.services.tournaments import MAX_ENTRIES
 
 MAX_ID = 2**63 - 1
@@ -108,6 +112,20 @@ class TournamentOutput(serializers.ModelSerializer):
     entries = serializers.IntegerField(source="entry_count")
     matches = serializers.IntegerField(source="match_count")
     matches_done = serializers.IntegerField()
+    seed = serializers.SerializerMethodField(
+        help_text="the seed fixtures derive from, null until the tournament has ended"
+    )
+    seed_sha256 = serializers.SerializerMethodField(
+        help_text="SHA-256 of the tournament seed's decimal text"
+    )
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_seed(self, tournament: Tournament) -> int | None:
+        ended = tournament.status in (TournamentStatus.FINISHED, TournamentStatus.CANCELLED)
+        return tournament.seed if ended else None
+
+    def get_seed_sha256(self, tournament: Tournament) -> str:
+        return seed_sha256(tournament.seed)
 
     class Meta:
         model = Tournament
@@ -124,6 +142,7 @@ class TournamentOutput(serializers.ModelSerializer):
             "time_limit_ms",
             "rounds",
             "seed",
+            "seed_sha256",
             "start_at",
             "started_at",
             "finished_at",
@@ -208,14 +227,23 @@ class SeatOutput(serializers.ModelSerializer):
 
 
 class FaultOutput(serializers.ModelSerializer):
+    """A fault; its sample (what the bot sent, or a connection error naming its host, port and
+    path) only for the bot's owner and staff (``private`` in the context), else null."""
+
+    sample = serializers.SerializerMethodField()
+
     class Meta:
         model = SeatFault
         fields = ["kind", "count", "sample", "latency_ms"]
 
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_sample(self, fault: SeatFault) -> str | None:
+        return fault.sample if self.context.get("private") else None
+
 
 class SeatDetailOutput(SeatOutput):
     exact_bid_rate = serializers.FloatField(allow_null=True)
-    fault_records = FaultOutput(many=True)
+    fault_records = serializers.SerializerMethodField()
 
     class Meta(SeatOutput.Meta):
         fields = [
@@ -226,12 +254,32 @@ class SeatDetailOutput(SeatOutput):
             "fault_records",
         ]
 
+    @extend_schema_field(FaultOutput(many=True))
+    def get_fault_records(self, seat: MatchSeat) -> list[dict[str, Any]]:
+        request = self.context.get("request")
+        private = request is not None and sees_bot_privately(request.user, seat.bot.owner_id)
+        faults = seat.fault_records.all()
+        return list(FaultOutput(faults, many=True, context={"private": private}).data)
+
 
 class MatchOutput(serializers.ModelSerializer):
     variant = serializers.CharField(source="variant.name")
     tournament = serializers.IntegerField(source="tournament_id", allow_null=True)
     has_replay = serializers.BooleanField()
     seats = SeatOutput(many=True)
+    seed = serializers.SerializerMethodField(
+        help_text="the deal's seed, null until the match has ended (then it matches seed_sha256)"
+    )
+    seed_sha256 = serializers.SerializerMethodField(
+        help_text="SHA-256 of the seed's decimal text, published before the match is played"
+    )
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_seed(self, match: Match) -> int | None:
+        return match.seed if match_seed_revealed(match) else None
+
+    def get_seed_sha256(self, match: Match) -> str:
+        return seed_sha256(match.seed)
 
     class Meta:
         model = Match
@@ -242,6 +290,7 @@ class MatchOutput(serializers.ModelSerializer):
             "round",
             "duplicate_group",
             "seed",
+            "seed_sha256",
             "status",
             "attempts",
             "max_attempts",

@@ -21,7 +21,7 @@ from tournaments.api.serializers import (
     BotWithSecretOutput,
     HealthCheckOutput,
 )
-from tournaments.models import Bot, signed_in
+from tournaments.models import Bot, sees_bot_privately, signed_in
 from tournaments.selectors.bots import bot_health_check, bot_health_checks, bot_list
 from tournaments.services.bots import (
     bot_delete,
@@ -114,7 +114,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
             "bot-health-check", kwargs={"pk": bot.pk, "check_id": check.pk}, request=request
         )
         return Response(
-            HealthCheckOutput(check).data,
+            HealthCheckOutput(check, context={"private": True}).data,
             status=status.HTTP_202_ACCEPTED,
             headers={"Location": location},
         )
@@ -128,14 +128,18 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     )
     def health_check(self, request: Request, check_id: str, pk: str | None = None) -> Response:
         """One health check of the bot, e.g. the one a verification queued."""
-        check = bot_health_check(bot=self.get_object(), check_id=int(check_id))
+        bot = self.get_object()
+        check = bot_health_check(bot=bot, check_id=int(check_id))
         if check is None:
             raise exceptions.NotFound(f"Bot {pk} has no health check {check_id}.")
-        return Response(HealthCheckOutput(check).data)
+        private = sees_bot_privately(request.user, bot.owner_id)
+        return Response(HealthCheckOutput(check, context={"private": private}).data)
 
     @extend_schema(responses=HealthCheckOutput(many=True))
     @action(detail=True, methods=["get"], url_path="health-checks", pagination_class=None)
     def health_checks(self, request: Request, pk: str | None = None) -> Response:
         """The bot's latest health checks, newest first."""
-        checks = bot_health_checks(bot=self.get_object())
-        return Response(HealthCheckOutput(checks, many=True).data)
+        bot = self.get_object()
+        private = sees_bot_privately(request.user, bot.owner_id)
+        checks = bot_health_checks(bot=bot)
+        return Response(HealthCheckOutput(checks, many=True, context={"private": private}).data)

@@ -13,6 +13,7 @@ from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from engine.seeds import seed_sha256
 from tournaments.api.csv_export import (
     DOWNLOAD_CSV,
     WITH_CSV,
@@ -64,11 +65,13 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
     )
     @action(detail=True, methods=["get"])
     def replay(self, request: Request, pk: str | None = None) -> Response:
-        """Download the match's replay: every deal, bid and card, enough to replay the game."""
+        """Download the match's replay: every deal, bid and card, enough to replay the game, and
+        the seed's commitment; there is none until the match's seed is revealed."""
         match = self.get_object()
         replay = match_replay(match=match)
         if replay is None:
             raise exceptions.NotFound(f"Match {match.pk} has no replay yet ({match.status}).")
         filename = f"ohhell-match-{match.pk}.json"
         headers = {"Content-Disposition": f'attachment; filename="{filename}"'}
-        return Response(replay.data, headers=headers)
+        # The commitment travels with the record, so `ohhell verify` checks the seed against it.
+        return Response({**replay.data, "seed_sha256": seed_sha256(match.seed)}, headers=headers)

@@ -11,7 +11,11 @@ from django.utils import timezone
 from django.views.decorators.http import require_safe
 
 from engine import PRESET_NOTES
+from engine.errors import InvalidReplayError
+from engine.replay import verify_replay
+from engine.seeds import seed_matches, seed_sha256
 from tournaments.dashboard.charts import rating_chart
+from tournaments.dashboard.study import ranking_study
 from tournaments.models import (
     Bot,
     FaultKind,
@@ -21,10 +25,12 @@ from tournaments.models import (
     Tournament,
     TournamentStatus,
     Variant,
+    sees_bot_privately,
 )
 from tournaments.rating_math import is_provisional, margin
 from tournaments.selectors import dashboard as reads
 from tournaments.selectors.bots import bot_health_checks
+from tournaments.selectors.matches import match_seed_revealed
 from tournaments.selectors.ratings import bot_ratings, leaderboard
 from tournaments.selectors.tournaments import (
     tournament_list,
@@ -116,6 +122,8 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     summary = reads.bot_play_summary(bot=bot)
     context = {
         "bot": bot,
+        # Error texts can name the bot's host, port and path: its owner and staff only.
+        "private": sees_bot_privately(request.user, bot.owner_id),
         "ratings": ratings,
         "chart": chart,
         "summary": summary,
@@ -219,11 +227,31 @@ def tournament_progress_json(request: HttpRequest, tournament_id: int) -> JsonRe
 
 
 def _replay_data(match: Match) -> dict[str, Any] | None:
-    # Hands are hidden while a match is played; a finished match's record is public.
-    if match.status != MatchStatus.FINISHED:
+    # Hands are hidden until the deal is revealed: the match and every other match dealt the
+    # same cards (its duplicate group) have ended.
+    if match.status != MatchStatus.FINISHED or not match_seed_revealed(match):
         return None
     replay = Replay.objects.filter(match=match).only("data").first()
     return replay.data if replay else None
+
+
+def _fair_deal(match: Match, replay: dict[str, Any] | None) -> dict[str, Any]:
+    """The deal's commitment, and once revealed, whether the seed matches it and re-deals the
+    replay (engine/seeds.py, engine/replay.py)."""
+    fair: dict[str, Any] = {"commitment": seed_sha256(match.seed), "revealed": False}
+    if not match_seed_revealed(match):
+        return fair
+    fair.update(
+        revealed=True, seed=match.seed, matches=seed_matches(match.seed, fair["commitment"])
+    )
+    if replay is not None:
+        try:
+            verify_replay({**replay, "seed_sha256": fair["commitment"]})
+        except InvalidReplayError as exc:
+            fair["replay_error"] = str(exc)
+        else:
+            fair["replay_ok"] = True
+    return fair
 
 
 @require_safe
@@ -233,11 +261,14 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     if match is None:
         raise Http404(f"No match {match_id}.")
     seats = list(match.seats.all())
+    for seat in seats:
+        seat.private = sees_bot_privately(request.user, seat.bot.owner_id)
     replay = _replay_data(match)
     context = {
         "match": match,
         "seats": seats,
         "replay": replay,
+        "fair": _fair_deal(match, replay),
         "seat_names": [s.bot.name for s in seats],
         "api_url": f"/api/matches/{match.pk}/",
         "replay_api_url": f"/api/matches/{match.pk}/replay/",
@@ -255,6 +286,7 @@ def variants_page(request: HttpRequest) -> HttpResponse:
     context = {
         "presets": [v for v in variants if v.is_preset],
         "custom": [v for v in variants if not v.is_preset],
+        "study": ranking_study(),
         "api_url": "/api/variants/",
     }
     return render(request, "dashboard/variants.html", context)

@@ -22,7 +22,12 @@ from tournaments.models.faults import FaultKind
 from tournaments.models.ladders import Ladder, LadderStatus
 from tournaments.models.matches import Match, MatchSeat, MatchStatus, Replay, SeatFault
 from tournaments.models.ratings import Rating, RatingHistory, RatingRecompute, RecomputeStatus
-from tournaments.models.users import ORGANISERS_GROUP, is_organiser, signed_in
+from tournaments.models.users import (
+    ORGANISERS_GROUP,
+    is_organiser,
+    sees_bot_privately,
+    signed_in,
+)
 from tournaments.models.variants import Variant
 
 __all__ = [
@@ -51,5 +56,6 @@ __all__ = [
     "TournamentStatus",
     "Variant",
     "is_organiser",
+    "sees_bot_privately",
     "signed_in",
 ]

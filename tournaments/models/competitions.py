@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import secrets
 from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import models
 
+from tournaments.seeds import new_seed
+
 if TYPE_CHECKING:
     from tournaments.models.bots import Bot
-
-
-def new_seed() -> int:
-    """Draw a fresh 63-bit seed, so fixtures and deals can be replayed from it."""
-    return secrets.randbits(63)
 
 
 class TournamentFormat(models.TextChoices):

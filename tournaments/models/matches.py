@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.db import models
 
-from tournaments.models.competitions import new_seed
 from tournaments.models.faults import FaultKind
+from tournaments.seeds import new_seed
 
 
 class MatchStatus(models.TextChoices):
@@ -126,6 +126,9 @@ class MatchSeat(models.Model):
     bids_total = models.PositiveSmallIntegerField(default=0)
     faults = models.PositiveIntegerField(default=0)
     disqualified = models.BooleanField(default=False)
+
+    # Not stored: set by the match page (tournaments/dashboard/views.py) on the seats it shows.
+    private: bool
 
     class Meta:
         ordering = ["match", "seat"]

@@ -20,3 +20,12 @@ def signed_in(user: User | AnonymousUser) -> User:
     if isinstance(user, AnonymousUser):
         raise PermissionDenied("Sign in first.")
     return user
+
+
+def sees_bot_privately(user: User | AnonymousUser, owner_id: int) -> bool:
+    """Tell whether the user may see a bot's private details (its endpoint, and the text of its
+    faults, health checks and disabling, which can name its host, port and path): its owner and
+    staff may; everyone else sees the kind of fault only."""
+    if isinstance(user, AnonymousUser):
+        return False
+    return bool(user.is_staff or user.pk == owner_id)

@@ -14,6 +14,7 @@ LIST_FIELDS = (
     "endpoint_url",
     "status",
     "disabled_reason",
+    "disabled_cause",
     "last_verified_at",
     "consecutive_failures",
     "accept_invitations",

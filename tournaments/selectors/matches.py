@@ -4,12 +4,43 @@ from __future__ import annotations
 
 from django.db.models import Exists, OuterRef, Prefetch, QuerySet
 
-from tournaments.models import Match, MatchSeat, Replay, Tournament
+from tournaments.models import Match, MatchSeat, MatchStatus, Replay, Tournament
+
+# A match's deal is over once it was played or will never be; a failed match may be retried.
+DEALT_OUT = (MatchStatus.FINISHED, MatchStatus.CANCELLED)
+
+
+def _group_still_playing() -> Exists:
+    """Another rotation of the match's duplicate group (same deal) is still to be played."""
+    return Exists(
+        Match.objects.filter(duplicate_group=OuterRef("duplicate_group"))
+        .exclude(duplicate_group="")
+        .exclude(status__in=DEALT_OUT)
+    )
 
 
 def _with_has_replay(matches: QuerySet[Match]) -> QuerySet[Match]:
     # An EXISTS, not a join: the replay's JSON can be large and is never needed in a list.
-    return matches.annotate(has_replay=Exists(Replay.objects.filter(match=OuterRef("pk"))))
+    return matches.annotate(
+        has_replay=Exists(Replay.objects.filter(match=OuterRef("pk"))),
+        group_still_playing=_group_still_playing(),
+    )
+
+
+def match_seed_revealed(match: Match) -> bool:
+    """Tell whether the match's seed may be shown: it has ended (finished or cancelled) and no
+    other match dealt the same cards (its duplicate group) is still to be played. Before that
+    only its commitment ``seed_sha256`` is shown (tournaments/seeds.py)."""
+    if match.status not in DEALT_OUT:
+        return False
+    still_playing = getattr(match, "group_still_playing", None)
+    if still_playing is None:
+        still_playing = (
+            Match.objects.filter(pk=match.pk)
+            .annotate(g=_group_still_playing())
+            .values_list("g", flat=True)[0]
+        )
+    return not still_playing
 
 
 def match_list(*, tournament: Tournament | None = None) -> QuerySet[Match]:
@@ -40,5 +71,7 @@ def match_detail_list() -> QuerySet[Match]:
 
 
 def match_replay(*, match: Match) -> Replay | None:
-    """The match's stored replay, or None while it has none."""
+    """The match's stored replay, or None while it has none or its seed is not yet revealed."""
+    if not match_seed_revealed(match):
+        return None
     return Replay.objects.filter(match=match).first()

@@ -33,8 +33,8 @@ from tournaments.models import (
     Rating,
     Variant,
 )
-from tournaments.models.competitions import new_seed
 from tournaments.rating_math import RatingParams, is_provisional
+from tournaments.seeds import new_seed
 from tournaments.services.matches import match_enqueue, matches_create
 
 DEFAULT_LADDER_VARIANT = "oh-hell"

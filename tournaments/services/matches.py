@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import close_old_connections, connection, transaction
+from django.db import DatabaseError, close_old_connections, connection, transaction
 from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
@@ -39,6 +39,7 @@ from tournaments.models import (
     TournamentStatus,
 )
 from tournaments.netpolicy import bot_limits, bot_network_policy
+from tournaments.seeds import deal_seed
 
 log = logging.getLogger(__name__)
 
@@ -280,8 +281,14 @@ class Heartbeat:
     def _run(self) -> None:
         try:
             while not self._stop.wait(self._every):
-                if not self._beat():
-                    return
+                try:
+                    if not self._beat():
+                        return
+                except DatabaseError as exc:
+                    # A dropped connection or a database restart: beat again on a fresh
+                    # connection next time rather than let the sweeper take a healthy match.
+                    log.warning("heartbeat missed, the database answered: %s", exc)
+                    connection.close()
         finally:
             connection.close()
 
@@ -372,7 +379,8 @@ def matches_create(
 ) -> list[Match]:
     """Create queued matches with their seats from fixtures, and send them to the workers.
 
-    Tournament formats and ladders both create their matches here. A ladder's duplicate group
+    Tournament formats and ladders both create their matches here, each dealt from its fixture's
+    seed keyed with the server's secret (tournaments/seeds.py). A ladder's duplicate group
     is sent one rotation at a time: the first now, each next one when the previous ends.
     """
     matches = Match.objects.bulk_create(
@@ -381,7 +389,7 @@ def matches_create(
             ladder=ladder,
             variant_id=variant_id,
             round=f.round,
-            seed=f.seed,
+            seed=deal_seed(f.seed),
             time_limit_ms=time_limit_ms,
             duplicate_group=f.duplicate_group,
             max_attempts=settings.MATCH_MAX_ATTEMPTS,

@@ -8,8 +8,9 @@ matches in that order and so reproduces the numbers exactly.
 
 The rotations of a duplicate group (the same deals with the bots moved round the seats) are
 rated as ONE update once all of them have ended, ranked by the deal-by-deal comparison that
-cancels the luck of the cards: rated match by match, duplicate converges no faster than random
-deals (bench/bench_ratings_quality.py). Their history rows hang on the group's first match.
+cancels the luck of the cards and orders a field better than rating the same number of
+matches one by one or summed (bench/README.md). Their history rows hang on the group's first
+match.
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -14,6 +15,10 @@ from pathlib import Path
 import pytest
 from django.contrib.auth.models import User
 
+from engine.players import make_player
+from engine.presets import preset
+from engine.replay import to_replay
+from engine.simulate import play_game
 from tests.browser import HOW_TO_ENABLE, find_chromium
 from tests.tournaments.dashboard.world import (
     World,
@@ -127,22 +132,26 @@ def test_the_leaderboard_lists_bots_in_rating_order(page, world):
     shoot(page, "leaderboard")
 
 
-def test_the_progress_bar_advances_while_matches_finish_without_a_reload(page, world):
+def test_progress_fixtures_and_standings_follow_finished_matches_without_a_reload(page, world):
     page.goto(f"/tournaments/{world.tournament.pk}/")
     page.evaluate("window.loadedOnce = true")
     bar = page.locator("#progress-bar")
     values = [bar.evaluate("el => el.value")]
     assert values[0] == len(world.finished)
     for match in world.queued[:2]:
+        row = page.locator(f'#fixtures tr:has(a[href="/matches/{match.pk}/"]) .status')
+        assert row.inner_text() == "queued"
         play_and_record(match)
         page.wait_for_function(
             f"document.getElementById('progress-bar').value > {values[-1]}", timeout=10_000
         )
         values.append(bar.evaluate("el => el.value"))
+        row.filter(has_text="finished").wait_for(timeout=10_000)
     assert values == [len(world.finished), len(world.finished) + 1, len(world.finished) + 2]
     assert page.evaluate("window.loadedOnce") is True  # the same page, never reloaded
     assert page.locator('[data-field="finished"]').inner_text() == str(values[-1])
-    assert page.locator(".live-note").is_visible()
+    played = sum(int(t) for t in page.locator("#standings tbody td:nth-child(3)").all_inner_texts())
+    assert played == (len(world.finished) + 2) * world.tournament.table_size
     shoot(page, "tournament")
 
 
@@ -287,3 +296,63 @@ def test_a_chart_of_one_rated_match_spans_hours_around_it_not_years(page, world)
     assert low < rated_at < high
     assert high - low <= 6 * 3600, (low, high)
     shoot(page, "bot-one-match")
+
+
+def test_the_scrubber_jumps_to_any_deal_and_trick(page, world):
+    match = world.finished[2]
+    deals = Replay.objects.get(match=match).data["deals"]
+    page.goto(f"/matches/{match.pk}/")
+    viewer = page.locator("#replay")
+    positions = sum(len(d["tricks"]) + 1 for d in deals)
+    page.locator(".scrubber").fill(str(positions - 1))
+    assert viewer.get_attribute("data-deal") == str(len(deals))
+    assert viewer.get_attribute("data-trick") == str(len(deals[-1]["tricks"]))
+    third = len(deals[0]["tricks"]) + 1 + 2  # deal 2, trick 2
+    page.locator(".scrubber").fill(str(third))
+    assert (viewer.get_attribute("data-deal"), viewer.get_attribute("data-trick")) == ("2", "2")
+    page.keyboard.press("ArrowRight")  # keys and scrubber move the same position
+    assert page.locator(".scrubber").input_value() == str(third + 1)
+
+
+def test_fallback_moves_are_marked_and_each_move_shows_its_latency(page, world):
+    match = world.finished[3]
+    stored = Replay.objects.get(match=match)
+    first = stored.data["deals"][0]
+    leader = first["tricks"][0]["leader"]
+    decisions = [
+        {"deal": 1, "trick": None, "seat": s, "type": "bid", "latency_ms": 40.0 + s}
+        | {"fallback": False, "fault": None}
+        for s in range(4)
+    ] + [
+        {"deal": 1, "trick": 1, "seat": leader, "type": "play", "latency_ms": 1000.0}
+        | {"fallback": True, "fault": "timeout"}
+    ]
+    stored.data = {**stored.data, "decisions": decisions}
+    stored.save(update_fields=["data"])
+    page.goto(f"/matches/{match.pk}/")
+    assert page.locator(".seat .bid-decision").first.inner_text() == "bid took 40 ms"
+    page.keyboard.press("ArrowRight")
+    marker = page.locator(".trick-info .fallback")
+    assert marker.count() == 1
+    assert "timeout" in marker.get_attribute("title")
+    assert "1000 ms" in page.locator(".trick-info").inner_text()
+
+
+def test_a_replay_file_from_ohhell_is_loaded_into_the_viewer(page, world, tmp_path):
+    game = play_game(preset("oh-hell"), 3, 77, [make_player("random", seed=s) for s in range(3)])
+    path = tmp_path / "ohhell-replay.json"
+    path.write_text(json.dumps(to_replay(game)))
+    page.goto(f"/matches/{world.queued[0].pk}/")  # a match with no replay of its own
+    page.set_input_files("#replay-file", str(path))
+    page.wait_for_function("document.getElementById('replay').dataset.file")
+    assert page.locator("#replay .seat").count() == 3
+    assert page.locator("#replay").get_attribute("data-deal") == "1"
+    assert "Showing ohhell-replay.json" in page.locator("#replay-file-note").inner_text()
+    page.keyboard.press("End")
+    assert page.locator("#replay").get_attribute("data-deal") == str(len(game.deals))
+    bad = tmp_path / "not-a-replay.json"
+    bad.write_text('{"hello": 1}')
+    page.set_input_files("#replay-file", str(bad))
+    page.wait_for_function("document.getElementById('replay-file').files.length")
+    page.locator("#replay-file-note.alert").wait_for()
+    shoot(page, "match-loaded-file")

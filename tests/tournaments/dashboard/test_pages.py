@@ -142,10 +142,11 @@ def test_an_unknown_id_gives_the_not_found_page(client, url):
     assert b"Not found" in response.content
 
 
-def test_a_match_not_yet_played_has_no_replay_viewer(client, world):
+def test_a_match_not_yet_played_embeds_no_replay_but_can_load_a_file(client, world):
     response = client.get(f"/matches/{world.queued[0].pk}/")
     assert b"The replay is shown once the match has finished" in response.content
     assert b'id="replay-data"' not in response.content
+    assert b'id="replay-file"' in response.content
 
 
 def test_a_finished_match_without_a_stored_replay_says_so(client, world):
@@ -229,9 +230,11 @@ def test_the_bot_page_shows_faults_health_and_the_disabled_reason(client, world)
     bot = world.bots[0]
     bot.status, bot.disabled_cause, bot.disabled_reason = "disabled", "health", "3 failed checks"
     bot.save()
+    client.force_login(bot.owner)  # the reason and error texts are the owner's (and staff's)
     body = client.get(f"/bots/{bot.pk}/").content.decode()
     assert "3 failed checks" in body and "failed health checks" in body
     assert "no answer in 2000 ms" in body and "40 ms" in body
+    client.logout()
     faulty = world.finished[0].seats.order_by("-seat").first().bot
     assert "timeout" in client.get(f"/bots/{faulty.pk}/").content.decode()
 
@@ -297,6 +300,7 @@ def test_seats_and_rounds_are_numbered_from_one_and_samples_shown_as_sent(client
     match = world.finished[0]
     seat = match.seats.order_by("seat").last()
     SeatFault.objects.create(seat=seat, kind="not_json", count=1, sample='<b>"bid": 2</b>')
+    client.force_login(seat.bot.owner)  # samples are shown to the bot's owner and staff
     page = client.get(f"/matches/{match.pk}/").content.decode()
     numbers = re.findall(r'<tr[^>]*>\s*<td class="num">(\d+)</td>', page)
     assert numbers == ["1", "2", "3", "4"]

@@ -1,11 +1,17 @@
-/* Keep a tournament's progress bar live: poll its small JSON view and update the page in place. */
+/* Keep a tournament's page live: poll its small progress JSON, update the bar in place, and when
+ * matches have changed state, fetch the page again and swap in its standings and fixtures. */
 (function () {
   "use strict";
   var box = document.getElementById("progress");
   if (!box) return;
   var bar = document.getElementById("progress-bar");
-  var note = box.querySelector(".live-note");
-  var loadedDone = Number(bar.value);
+  var COUNTED = ["done", "running", "queued", "failed", "cancelled"];
+  function countsOf(get) { return COUNTED.map(get).join(","); }
+  // The counts the page shows, to notice when matches change state.
+  var seen = countsOf(function (name) {
+    var node = box.querySelector('[data-field="' + name + '"]');
+    return node ? node.textContent.trim() : "";
+  });
   var INTERVAL_MS = 1500;
   var timer = null;
 
@@ -33,8 +39,25 @@
     var status = box.querySelector('[data-field="status_label"]');
     status.className = "status status-" + p.status;
     setField("estimated_finish", describeFinish(p.estimated_finish) || (p.settled ? "—" : "not yet known"));
-    if (p.done !== loadedDone) note.hidden = false;
+    var counts = countsOf(function (name) { return String(p[name]); });
+    if (counts !== seen) refreshSections();
+    seen = counts;
     box.dataset.settled = p.settled ? "true" : "false";
+  }
+
+  // The standings and this page of fixtures, as the server renders them now.
+  function refreshSections() {
+    fetch(location.href, { headers: { Accept: "text/html" }, cache: "no-store" })
+      .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
+      .then(function (html) {
+        var fresh = new DOMParser().parseFromString(html, "text/html");
+        document.querySelectorAll("section[data-live]").forEach(function (section) {
+          var update = fresh.getElementById(section.id);
+          if (update) section.replaceChildren.apply(section, Array.from(update.childNodes));
+        });
+        document.body.dataset.refreshed = String(Number(document.body.dataset.refreshed || 0) + 1);
+      })
+      .catch(function () { /* the next change tries again */ });
   }
 
   function poll() {

@@ -4,11 +4,13 @@
   "use strict";
   var root = document.getElementById("replay");
   if (!root) return;
-  var replay = JSON.parse(document.getElementById("replay-data").textContent);
-  var names = JSON.parse(document.getElementById("seat-names").textContent);
-  var deals = replay.deals || [];
-  var players = replay.players;
-  if (!deals.length) { root.textContent = "This replay holds no deals."; return; }
+  var dataNode = document.getElementById("replay-data");
+  var replay = dataNode ? JSON.parse(dataNode.textContent) : null;
+  var namesNode = document.getElementById("seat-names");
+  var names = namesNode ? JSON.parse(namesNode.textContent) : [];
+  var deals = [], players = 0, decisions = {};
+  var scrubber = root.querySelector(".scrubber");
+  var positions = [];  // every (deal, trick) the viewer can show, in order, for the scrubber
 
   var SUITS = { C: "♣", D: "♦", H: "♥", S: "♠" };
   var SUIT_NAMES = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
@@ -37,6 +39,34 @@
   function byHandOrder(a, b) {
     var s = HAND_ORDER.indexOf(a.charAt(1)) - HAND_ORDER.indexOf(b.charAt(1));
     return s || RANKS.indexOf(b.charAt(0)) - RANKS.indexOf(a.charAt(0));
+  }
+
+  // Decisions recorded by the arena (latency, fallback after a fault), keyed by their place.
+  function decisionKey(deal, type, seat, trick) { return deal + ":" + type + ":" + seat + ":" + (trick || 0); }
+  function decisionOf(deal, type, seat, trick) { return decisions[decisionKey(deal, type, seat, trick)]; }
+
+  function decisionNote(node, decision) {
+    if (!decision) return node;
+    if (decision.latency_ms != null) node.appendChild(el("small", "latency", " " + Math.round(decision.latency_ms) + " ms"));
+    if (decision.fallback) {
+      var mark = el("span", "fallback", "⚠ fallback");
+      mark.title = "the bot's answer was replaced by the fallback move" + (decision.fault ? " (" + decision.fault.replace(/_/g, " ") + ")" : "");
+      node.appendChild(document.createTextNode(" "));
+      node.appendChild(mark);
+    }
+    return node;
+  }
+
+  function load(data, seatNames) {
+    replay = data;
+    names = seatNames || [];
+    deals = data.deals || [];
+    players = data.players;
+    decisions = {};
+    (data.decisions || []).forEach(function (d) { decisions[decisionKey(d.deal, d.type, d.seat, d.trick)] = d; });
+    positions = [];
+    deals.forEach(function (deal, d) { for (var k = 0; k <= deal.tricks.length; k++) positions.push([d, k]); });
+    if (scrubber) { scrubber.max = Math.max(positions.length - 1, 0); scrubber.value = 0; }
   }
 
   function seatName(seat) { return names[seat] || "seat " + (seat + 1); }
@@ -98,7 +128,10 @@
       var bid = deal.bids[s];
       var line = "bid " + (bid == null ? "–" : bid) + " · won " + won[s];
       if (over) line += " · " + (won[s] === bid ? "made it" : "missed") + ", scores " + deal.scores[s];
-      seat.appendChild(el("div", "seat-line" + (over ? (won[s] === bid ? " up" : " down") : ""), line));
+      var lineNode = el("div", "seat-line" + (over ? (won[s] === bid ? " up" : " down") : ""), line);
+      seat.appendChild(lineNode);
+      var bidDecision = decisionOf(deal.number, "bid", s);
+      if (bidDecision) seat.appendChild(decisionNote(el("div", "seat-line bid-decision", "bid took"), bidDecision));
       var slot = el("div", "played");
       if (inTrick[s]) slot.appendChild(card(inTrick[s], current.winner === s ? "winner" : ""));
       else slot.appendChild(el("span", "card blank", "·"));
@@ -127,6 +160,7 @@
       var s = (t.leader + i) % players;
       info.appendChild(document.createTextNode(seatName(s) + " "));
       info.appendChild(card(c, s === t.winner ? "winner" : ""));
+      decisionNote(info, decisionOf(deal.number, "play", s, k));
       info.appendChild(document.createTextNode(i < t.cards.length - 1 ? ", " : ". "));
     });
     var winner = el("span", "trick-winner", t.winner == null ? "unfinished" : "Won by " + seatName(t.winner));
@@ -142,17 +176,12 @@
     deals.slice(0, done).forEach(function (d) {
       (d.scores || []).forEach(function (v, s) { totals[s] += v; });
     });
-    var tbl = el("table", "data compact");
-    var head = el("tr"), row = el("tr");
-    head.appendChild(el("th", null, "Total after " + done + " deal" + (done === 1 ? "" : "s")));
-    row.appendChild(el("td", null, "score"));
+    box.appendChild(el("strong", null, "Total after " + done + " deal" + (done === 1 ? "" : "s") + ": "));
     for (var s = 0; s < players; s++) {
-      head.appendChild(el("th", "num", seatName(s)));
-      row.appendChild(el("td", "num", String(totals[s])));
+      var chip = el("span", "total", seatName(s) + " ");
+      chip.appendChild(el("strong", "num", String(totals[s])));
+      box.appendChild(chip);
     }
-    tbl.appendChild(head);
-    tbl.appendChild(row);
-    box.appendChild(tbl);
   }
 
   function render() {
@@ -165,7 +194,11 @@
     root.dataset.trick = k;
     root.querySelector(".position").textContent = "deal " + deal.number + "/" + deals.length +
       " · trick " + k + "/" + deal.tricks.length;
-    history.replaceState(null, "", "#deal-" + deal.number + "-trick-" + k);
+    if (scrubber) {
+      scrubber.value = positions.findIndex(function (p) { return p[0] === pos.deal && p[1] === k; });
+      scrubber.setAttribute("aria-valuetext", "deal " + deal.number + ", trick " + k);
+    }
+    if (!root.dataset.file) history.replaceState(null, "", "#deal-" + deal.number + "-trick-" + k);
   }
 
   function setPlaying(on) {
@@ -200,17 +233,47 @@
 
   root.addEventListener("click", function (event) {
     var button = event.target.closest("button[data-act]");
-    if (!button) return;
+    if (!button || !deals.length) return;
     if (button.dataset.act !== "play") setPlaying(false);
     actions[button.dataset.act]();
   });
+  if (scrubber) scrubber.addEventListener("input", function () {
+    setPlaying(false);
+    var p = positions[Number(scrubber.value)];
+    if (p) move(p[0], p[1]);
+  });
+
+  // A replay file from the API's download or from `ohhell`: shown in place of this match's.
+  var fileInput = document.getElementById("replay-file");
+  var fileNote = document.getElementById("replay-file-note");
+  if (fileInput) fileInput.addEventListener("change", function () {
+    var file = fileInput.files[0];
+    if (!file) return;
+    file.text().then(function (text) {
+      var data = JSON.parse(text);
+      if (!data || !Array.isArray(data.deals) || !data.deals.length || !data.players) {
+        throw new Error("it holds no deals");
+      }
+      setPlaying(false);
+      root.dataset.file = file.name;
+      root.hidden = false;
+      load(data, data.names);
+      move(0, 0);
+      fileNote.textContent = "Showing " + file.name + " (" + data.deals.length + " deals, " + data.players + " seats).";
+      fileNote.className = "note";
+    }).catch(function (error) {
+      fileNote.textContent = "Cannot show " + file.name + ": " + (error.message || error) + ". Choose a replay JSON file.";
+      fileNote.className = "note alert";
+    });
+  });
+
   root.querySelector('[data-act="speed"]').addEventListener("change", function (event) {
     speed = Number(event.target.value);
     if (playing) setPlaying(true);
   });
   document.addEventListener("keydown", function (event) {
     var name = KEYS[event.key];
-    if (!name || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (!name || !deals.length || event.altKey || event.ctrlKey || event.metaKey) return;
     if (event.target.closest && event.target.closest("input, select, textarea")) return;
     // Keys belong to the viewer while it is on screen or focused; elsewhere they scroll the page.
     if (!root.contains(document.activeElement) && !onScreen()) return;
@@ -219,6 +282,12 @@
     actions[name]();
   });
 
+  if (!replay || !(replay.deals || []).length) {
+    root.querySelector(".deal-head").textContent = "This replay holds no deals.";
+    root.hidden = !replay;  // the viewer shows once a file is loaded
+    return;
+  }
+  load(replay, names);
   var start = /^#deal-(\d+)-trick-(\d+)$/.exec(location.hash);
   if (start) move(Number(start[1]) - 1, Number(start[2])); else move(0, 0);
 })();

@@ -1,0 +1,37 @@
+"""Where every seed comes from, and when it is shown.
+
+Tournament seeds and ladder deal seeds are drawn from the operating system's CSPRNG. A match's
+deal seed is keyed from its fixture's seed with a server secret (HMAC-SHA256 under a key
+derived from ``SECRET_KEY``), so fixtures that share a seed (the rotations of a duplicate
+group) share their deal, while nobody without the key (organisers who chose a tournament seed
+included) can compute a deal from anything public.
+
+Until a match has ended only its commitment ``seed_sha256`` (engine/seeds.py) is published; its
+seed is revealed once it is finished or cancelled and no other match of its duplicate group is
+still to be played. A tournament's seed is revealed once the tournament is finished or cancelled.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+
+from django.conf import settings
+
+from engine.seeds import seed_text
+
+
+def new_seed() -> int:
+    """Draw a fresh 63-bit seed from the CSPRNG."""
+    return secrets.randbits(63)
+
+
+def _deal_key() -> bytes:
+    return hmac.new(settings.SECRET_KEY.encode(), b"ohhell deal seeds", hashlib.sha256).digest()
+
+
+def deal_seed(fixture_seed: int) -> int:
+    """The 63-bit seed that deals a fixture's match, keyed from the fixture's seed."""
+    digest = hmac.new(_deal_key(), seed_text(fixture_seed).encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
