@@ -108,6 +108,8 @@ class ExampleBots:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._runners: list = []
+        # Called (in a side thread) before a bot under /hook/ answers, when a test sets it.
+        self.before_answer: Callable[[], None] | None = None
 
     def __enter__(self) -> ExampleBots:
         import asyncio
@@ -135,6 +137,9 @@ class ExampleBots:
             # Paths under /slow/ think for a while, so a match lasts long enough to interrupt.
             if request.path.startswith("/slow/"):
                 await asyncio.sleep(0.15)
+            hook = self.before_answer
+            if request.path.startswith("/hook/") and hook is not None:
+                await asyncio.get_running_loop().run_in_executor(None, hook)
             return await handler(request)
 
         for name in self.players:
@@ -180,6 +185,21 @@ def playing_bots(make_bot, owner, example_bots, loopback_allowed):
         return bots
 
     return make
+
+
+@pytest.fixture
+def short_variant(db):
+    """A variant of at most three cards a deal, for matches that end quickly."""
+    from tests.conftest import _make_user
+    from tournaments.services.variants import variant_create
+
+    creator = _make_user("variant-maker", is_staff=True)
+    return variant_create(
+        user=creator,
+        name="short-oh-hell",
+        base="oh-hell",
+        options={"max_cards": 3, "order": "down"},
+    )
 
 
 @pytest.fixture

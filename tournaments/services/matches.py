@@ -12,12 +12,20 @@ import logging
 import os
 import socket
 import threading
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import DatabaseError, close_old_connections, connection, transaction
+from django.db import (
+    DatabaseError,
+    InterfaceError,
+    OperationalError,
+    close_old_connections,
+    connection,
+    transaction,
+)
 from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
@@ -44,6 +52,10 @@ from tournaments.seeds import deal_seed
 log = logging.getLogger(__name__)
 
 HEARTBEAT_SECONDS = 5
+# The final write of a played match is tried this many times across dropped connections,
+# waiting RECORD_BACKOFF_SECONDS, then twice that, and so on, between tries.
+RECORD_TRIES = 5
+RECORD_BACKOFF_SECONDS = 0.5
 
 
 def claim_token() -> str:
@@ -134,7 +146,14 @@ def match_play(*, match_id: int) -> MatchOutcome:
 def match_record_outcome(*, match_id: int, token: str, outcome: MatchOutcome) -> bool:
     """Write results, faults and the replay in one transaction, if this attempt holds the claim."""
     match = Match.objects.select_for_update().filter(pk=match_id).first()
-    if match is None or match.status != MatchStatus.RUNNING or match.claimed_by != token:
+    if match is None or match.claimed_by != token:
+        return False
+    if match.status == MatchStatus.FINISHED:
+        # This attempt's write committed but the answer was lost with the connection: the
+        # outcome stands once; send its follow-up messages again, which are safe to repeat.
+        _after_finish(match)
+        return True
+    if match.status != MatchStatus.RUNNING:
         return False
     seats = {s.seat: s for s in MatchSeat.objects.filter(match=match)}
     faults = []
@@ -305,8 +324,26 @@ def match_run(*, match_id: int, token: str | None = None) -> str:
         log.exception("match %s failed on the platform side", match_id)
         close_old_connections()
         return match_fail_attempt(match_id=match_id, token=token, error=repr(exc)) or "lost-claim"
-    recorded = match_record_outcome(match_id=match_id, token=token, outcome=outcome)
+    recorded = _record_with_retries(match_id=match_id, token=token, outcome=outcome)
     return "recorded" if recorded else "lost-claim"
+
+
+def _record_with_retries(*, match_id: int, token: str, outcome: MatchOutcome) -> bool:
+    """Record a played match, trying again on a fresh connection after a transient error.
+
+    The write is conditional on the claim token, so a try after one that did commit changes
+    nothing and a played match is not thrown away for a dropped connection.
+    """
+    for tries in range(1, RECORD_TRIES):
+        try:
+            return match_record_outcome(match_id=match_id, token=token, outcome=outcome)
+        except (OperationalError, InterfaceError) as exc:
+            log.warning(
+                "recording match %s failed (try %s), trying again: %s", match_id, tries, exc
+            )
+            connection.close()
+            time.sleep(RECORD_BACKOFF_SECONDS * 2 ** (tries - 1))
+    return match_record_outcome(match_id=match_id, token=token, outcome=outcome)
 
 
 @transaction.atomic

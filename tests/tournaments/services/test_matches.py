@@ -25,20 +25,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def short_variant(db):
-    from tests.conftest import _make_user
-    from tournaments.services.variants import variant_create
-
-    creator = _make_user("variant-maker", is_staff=True)
-    return variant_create(
-        user=creator,
-        name="short-oh-hell",
-        base="oh-hell",
-        options={"max_cards": 3, "order": "down"},
-    )
-
-
-@pytest.fixture
 def queued(playing_bots, short_variant):
     bots = playing_bots(4)
     return match_create(
@@ -72,6 +58,23 @@ def test_a_second_delivery_of_a_recorded_match_changes_nothing(queued):
     assert match_run(match_id=queued.pk) == "not-claimable"
     assert Replay.objects.filter(match=queued).count() == 1
     assert list(MatchSeat.objects.filter(match=queued).values_list("score", flat=True)) == before
+
+
+def test_writing_again_after_a_committed_write_changes_nothing(queued):
+    # A try after a commit whose answer was lost with the connection finds the outcome stored.
+    token = claim_token()
+    assert match_claim(match_id=queued.pk, token=token)
+    outcome = match_play(match_id=queued.pk)
+    assert match_record_outcome(match_id=queued.pk, token=token, outcome=outcome) is True
+    before = list(MatchSeat.objects.filter(match=queued).values_list("score", "faults"))
+    faults = SeatFault.objects.filter(seat__match=queued).count()
+    assert match_record_outcome(match_id=queued.pk, token=token, outcome=outcome) is True
+    assert match_record_outcome(match_id=queued.pk, token=claim_token(), outcome=outcome) is False
+    assert Replay.objects.filter(match=queued).count() == 1
+    assert SeatFault.objects.filter(seat__match=queued).count() == faults
+    assert list(MatchSeat.objects.filter(match=queued).values_list("score", "faults")) == before
+    queued.refresh_from_db()
+    assert queued.status == MatchStatus.FINISHED
 
 
 def test_a_worker_that_lost_its_claim_cannot_record(queued):
