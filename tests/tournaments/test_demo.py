@@ -44,7 +44,8 @@ def embedded_env(tmp_path: Path) -> Iterator[dict[str, str]]:
     )
     worker = subprocess.Popen(
         [
-            *(sys.executable, "-m", "celery", "-A", "config", "worker", "-c", "2"),
+            *(sys.executable, "-m", "celery", "-A", "config", "worker"),
+            *("--pool", "threads", "-c", "8"),
             *("--loglevel", "WARNING", "--without-gossip", "--without-mingle"),
             "--without-heartbeat",
         ],
