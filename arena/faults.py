@@ -27,12 +27,20 @@ class FaultKind(StrEnum):
     FORBIDDEN_ADDRESS = "forbidden_address"
 
 
+def safe_text(raw: bytes | str, limit: int = SAMPLE_CHARS) -> str:
+    """Turn anything a bot sent into text safe to store and show: at most ``limit`` characters,
+    bytes that are not UTF-8, NUL and other control characters and lone surrogates escaped."""
+    text = raw.decode("utf-8", "backslashreplace") if isinstance(raw, bytes) else str(raw)
+    text = "".join(
+        c if c.isprintable() or c in "\n\t" else c.encode("unicode_escape").decode("ascii")
+        for c in text[: limit + 1]
+    )
+    return text if len(text) <= limit else text[: max(limit - 3, 0)] + "..."
+
+
 def make_sample(raw: bytes | str | None, limit: int = SAMPLE_CHARS) -> str | None:
     """Shorten what the bot sent to a printable sample safe to store and show its owner."""
-    if raw is None:
-        return None
-    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
-    return text if len(text) <= limit else text[:limit] + "..."
+    return None if raw is None else safe_text(raw, limit)
 
 
 class BotFault(Exception):

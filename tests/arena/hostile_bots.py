@@ -157,6 +157,28 @@ async def redirects(req: Received, writer: asyncio.StreamWriter) -> bool:
     return True
 
 
+NUL_BODY = gzip.compress(b"\x00" * 64 + b"not json")
+
+
+async def gzip_nul(req: Received, writer: asyncio.StreamWriter) -> bool:
+    """A gzip body full of NUL bytes, declared as gzip (the client may inflate it)."""
+    writer.write(http_response(NUL_BODY, extra="Content-Encoding: gzip\r\n"))
+    return True
+
+
+async def gzip_nul_undeclared(req: Received, writer: asyncio.StreamWriter) -> bool:
+    """The same gzip bytes (NUL in the header and body) with no Content-Encoding."""
+    writer.write(http_response(NUL_BODY))
+    return True
+
+
+async def redirects_not_utf8(req: Received, writer: asyncio.StreamWriter) -> bool:
+    """A redirect whose Location header is raw bytes that are not UTF-8."""
+    head = b"HTTP/1.1 302 Found\r\nLocation: http://x/\xff\xfe\xc3\r\nContent-Length: 0\r\n\r\n"
+    writer.write(head)
+    return True
+
+
 async def resets(req: Received, writer: asyncio.StreamWriter) -> bool:
     sock = writer.get_extra_info("socket")
     # SO_LINGER with a zero timeout makes close() send RST instead of FIN.
@@ -247,6 +269,9 @@ BEHAVIOURS: dict[str, Handler] = {
     "bid_three": bid_three,
     "server_error": server_error,
     "redirects": redirects,
+    "gzip_nul": gzip_nul,
+    "gzip_nul_undeclared": gzip_nul_undeclared,
+    "redirects_not_utf8": redirects_not_utf8,
     "resets": resets,
     "garbage": garbage,
     **DECISION_BEHAVIOURS,

@@ -14,7 +14,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from arena.faults import ArenaError, BotFault
+from arena.faults import ArenaError, BotFault, safe_text
 from arena.transport import BotClient, hello_once
 from tournaments.errors import ApplicationError
 from tournaments.models import (
@@ -178,7 +178,7 @@ def bot_disable(*, bot: Bot, reason: str, cause: str = DisabledCause.ADMIN) -> B
     """Take a bot out of play, with a reason its owner can read."""
     bot.status = BotStatus.DISABLED
     bot.disabled_cause = cause
-    bot.disabled_reason = reason[:500]
+    bot.disabled_reason = safe_text(reason, 500)
     bot.save(update_fields=["status", "disabled_cause", "disabled_reason", "updated_at"])
     return bot
 
@@ -221,7 +221,7 @@ def bot_record_check(
         check.ok = result.ok
         check.latency_ms = result.latency_ms
         check.error_kind = result.error_kind
-        check.error_message = result.error_message[:500]
+        check.error_message = safe_text(result.error_message, 500)
         check.save()
         if result.ok:
             bot.consecutive_failures = 0
@@ -239,10 +239,11 @@ def bot_record_check(
             ):
                 bot.status = BotStatus.DISABLED
                 bot.disabled_cause = DisabledCause.HEALTH
-                bot.disabled_reason = (
+                bot.disabled_reason = safe_text(
                     f"failed {bot.consecutive_failures} health checks in a row; last: "
-                    f"{result.error_kind}: {result.error_message}"
-                )[:500]
+                    f"{result.error_kind}: {result.error_message}",
+                    500,
+                )
         bot.updated_at = timezone.now()
         bot.save()
     return check

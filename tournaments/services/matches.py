@@ -29,6 +29,7 @@ from django.db import (
 from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
+from arena.faults import safe_text
 from arena.match import MatchOutcome, play_match
 from arena.seats import HttpSeat
 from arena.transport import worker_loop
@@ -170,7 +171,7 @@ def match_record_outcome(*, match_id: int, token: str, outcome: MatchOutcome) ->
                 seat=seat,
                 kind=kind,
                 count=stat.count,
-                sample=(stat.sample or stat.detail or "")[:500],
+                sample=safe_text(stat.sample or stat.detail or "", 500),
                 latency_ms=round(stat.latency_ms) if stat.latency_ms is not None else None,
             )
             for kind, stat in result.stats.faults.items()
