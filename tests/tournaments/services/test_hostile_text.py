@@ -5,12 +5,11 @@ from __future__ import annotations
 import pytest
 
 from tests.arena.hostile_bots import hostile_bots
-from tests.tournaments.services.test_matches import short_variant
 from tournaments.models import MatchSeat, MatchStatus, SeatFault
 from tournaments.services.bots import bot_verify
 from tournaments.services.matches import match_create, match_run
 
-__all__ = ["hostile_bots", "short_variant"]
+__all__ = ["hostile_bots"]
 
 pytestmark = pytest.mark.django_db
 
