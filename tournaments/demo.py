@@ -81,7 +81,7 @@ class BotHost:
             await runner.setup()
             site = web.TCPSite(runner, self.host, 0)
             await site.start()
-            port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+            port = runner.addresses[0][1]  # the port the system picked
             self.urls[bot.name] = f"http://{self.host}:{port}/"
             self._runners.append(runner)
 

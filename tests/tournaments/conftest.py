@@ -149,7 +149,7 @@ class ExampleBots:
             await runner.setup()
             site = web.TCPSite(runner, "127.0.0.1", 0)
             await site.start()
-            port = site._server.sockets[0].getsockname()[1]
+            port = runner.addresses[0][1]  # the port the system picked
             self.urls[name] = f"http://127.0.0.1:{port}"
             self._runners.append(runner)
 
