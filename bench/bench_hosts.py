@@ -43,6 +43,7 @@ import argparse
 import asyncio
 import contextlib
 import ipaddress
+import math
 import multiprocessing
 import os
 import shutil
@@ -61,6 +62,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from engine.variant import Variant as EngineVariant  # noqa: E402
 
 NETWORK = ipaddress.IPv4Network("10.200.0.0/16")
 PREFIX = "ohhb"  # names of this script's namespaces and interfaces
@@ -569,6 +572,8 @@ class Arm:
     per_host: dict[str, int]
     cpu_s: float
     load: Load
+    match_seconds: float  # median, claim to result
+    replay_bytes: float  # mean, as stored (compressed)
 
     @property
     def rate(self) -> float:
@@ -578,9 +583,9 @@ class Arm:
 def play_arm(
     hosts: list[Host], cast: Cast, services: Services, queries: Queries, label: str, rounds: int
 ) -> Arm:
-    from django.db.models import Max
+    from django.db.models import Avg, F, Func, IntegerField, Max
 
-    from tournaments.models import Match, Tournament
+    from tournaments.models import Match, Replay, Tournament
 
     for host in hosts:
         host.start()
@@ -602,9 +607,17 @@ def play_arm(
     per_host: dict[str, int] = {}
     for claimed_by in matches.values_list("claimed_by", flat=True):
         per_host[host_of(claimed_by)] = per_host.get(host_of(claimed_by), 0) + 1
+    durations = [
+        (end - start).total_seconds()
+        for start, end in matches.values_list("started_at", "finished_at")
+        if start is not None and end is not None
+    ]
+    stored = Func(F("data"), function="pg_column_size", output_field=IntegerField())
+    replays = Replay.objects.filter(match__tournament_id=tournament_id)
+    replay_bytes = replays.aggregate(size=Avg(stored))["size"]
     return Arm(
         len(hosts), matches.count(), (last - started).total_seconds(), per_host, cpu,
-        after.minus(before),
+        after.minus(before), statistics.median(durations), float(replay_bytes),
     )  # fmt: skip
 
 
@@ -681,6 +694,119 @@ def report_throughput(arms: dict[int, list[Arm]], args: argparse.Namespace) -> N
         f"- database rows inserted, updated or deleted: {per_match(lambda r: r.load.rows_written)}"
     )
     print(f"- Redis commands (idle polling included): {per_match(lambda r: r.load.redis_commands)}")
+    print(f"- match length, claim to result: {median_range([r.match_seconds for r in every])} s")
+    print(f"- replay as stored: {median_range([r.replay_bytes for r in every], '{:.0f}')} bytes")
+
+    measured = PerMatch(
+        calls=statistics.median(r.load.bot_calls / r.matches for r in every),
+        seconds=statistics.median(r.match_seconds for r in every),
+        cpu_s=statistics.median(r.cpu_s / r.matches for r in every),
+        transactions=statistics.median(
+            (r.load.commits - r.load.bench_queries) / r.matches for r in every
+        ),
+        rows=statistics.median(r.load.rows_written / r.matches for r in every),
+        redis_commands=statistics.median(r.load.redis_commands / r.matches for r in every),
+        replay_bytes=statistics.median(r.replay_bytes for r in every),
+    )
+    report_sizing(measured)
+
+
+# -- sizing -------------------------------------------------------------------------------------
+
+SECONDS_PER_MONTH = 30 * 86400
+
+
+def bot_calls(variant: EngineVariant, seats: int) -> int:
+    """Calls to the bots in one match: a hello to each seat, then every bid and every card."""
+    schedule = variant.schedule(seats)
+    return seats + seats * len(schedule) + seats * sum(schedule)
+
+
+@dataclass(frozen=True)
+class PerMatch:
+    """What one match cost in the throughput runs (medians)."""
+
+    calls: float
+    seconds: float  # claim to result
+    cpu_s: float  # worker CPU
+    transactions: float
+    rows: float
+    redis_commands: float
+    replay_bytes: float
+
+
+@dataclass(frozen=True)
+class Sizing:
+    """A ladder's needs at its average rate; ``peak_factor`` times that at peaks."""
+
+    matches_per_second: float
+    match_seconds: float
+    in_flight: float
+    peak_in_flight: float
+    worker_processes: int
+    cpu_cores: float
+    peak_cpu_cores: float
+    transactions_per_second: float
+    rows_per_second: float
+    redis_commands_per_second: float
+    replay_gb_per_month: float
+    matches_per_bot_per_day: float
+
+
+def size_ladder(
+    measured: PerMatch,
+    *,
+    calls_per_match: int,
+    heartbeat_seconds: float,
+    matches_per_month: int = 1_000_000,
+    bots: int = 10_000,
+    seats: int = TABLE,
+    peak_factor: float = 3.0,
+    threads_per_worker: int = 16,
+) -> Sizing:
+    """Scale measured short matches to a ladder's longer ones, call for call.
+
+    A match's wall time, worker CPU and replay grow with its bot calls (the fixed part of each
+    is counted as if it grew too, which over-states them); its database writes grow by one
+    heartbeat per ``heartbeat_seconds`` of the longer match; its Redis commands (a handful of
+    tasks) do not grow. In flight is Little's law: rate times match length.
+    """
+    rate = matches_per_month / SECONDS_PER_MONTH
+    scale = calls_per_match / measured.calls
+    match_seconds = measured.seconds * scale
+    extra_heartbeats = (match_seconds - measured.seconds) / heartbeat_seconds
+    in_flight = rate * match_seconds
+    cpu = rate * measured.cpu_s * scale
+    return Sizing(
+        matches_per_second=rate,
+        match_seconds=match_seconds,
+        in_flight=in_flight,
+        peak_in_flight=in_flight * peak_factor,
+        worker_processes=max(1, math.ceil(in_flight * peak_factor / threads_per_worker)),
+        cpu_cores=cpu,
+        peak_cpu_cores=cpu * peak_factor,
+        transactions_per_second=rate * (measured.transactions + extra_heartbeats),
+        rows_per_second=rate * (measured.rows + extra_heartbeats),
+        redis_commands_per_second=rate * measured.redis_commands,
+        replay_gb_per_month=matches_per_month * measured.replay_bytes * scale / 1e9,
+        matches_per_bot_per_day=matches_per_month * seats / bots / (SECONDS_PER_MONTH / 86400),
+    )
+
+
+def report_sizing(measured: PerMatch) -> None:
+    from engine.presets import preset
+    from tournaments.services.matches import HEARTBEAT_SECONDS
+
+    full = bot_calls(preset("oh-hell"), TABLE)
+    short = bot_calls(preset("oh-hell", **SHORT_OPTIONS), TABLE)
+    size = size_ladder(measured, calls_per_match=full, heartbeat_seconds=HEARTBEAT_SECONDS)
+    print(
+        f"\nSizing: 10,000 bots, 1,000,000 matches a month of oh-hell ({full} bot calls a "
+        f"match; {short} in the short variant measured, {measured.calls:.0f} counted), "
+        "peaks 3x the average, 16 threads a worker process:"
+    )
+    for name, value in vars(size).items():
+        print(f"- {name.replace('_', ' ')}: {value:.3g}")
 
 
 # -- the cut ------------------------------------------------------------------------------------
@@ -796,7 +922,6 @@ def cut_run(
         tournament_id = start_tournament(
             cast, f"bench-hosts {time.strftime('%H%M%S')} cut", "duplicate", args.cut_rounds
         )
-        total = Match.objects.filter(tournament_id=tournament_id).count()
         note(f"duplicate tournament {tournament_id} started: {args.cut_rounds} round(s)")
 
         def victim_playing() -> list[int]:
@@ -812,10 +937,11 @@ def cut_run(
         time.sleep(0.7)  # into the match
         held = victim_playing()
         set_link(victim.plan, up=False)
-        done = Match.objects.filter(tournament_id=tournament_id, status=MatchStatus.FINISHED)
+        matches = Match.objects.filter(tournament_id=tournament_id)
+        done = matches.filter(status=MatchStatus.FINISHED).count()
         note(
             f"{victim.plan.veth_root} down: {victim.plan.name} cut off while playing matches "
-            f"{held}; {done.count()} of {total or '?'} finished"
+            f"{held}; {done} of {matches.count()} finished"
         )
         if args.no_restore:
             note(f"{victim.plan.name} stays cut off")
