@@ -43,6 +43,7 @@ import argparse
 import asyncio
 import contextlib
 import ipaddress
+import logging
 import math
 import multiprocessing
 import os
@@ -231,6 +232,8 @@ def serve_forwarder(listen: tuple[str, int], target: tuple[str, int], ready: Any
 def serve_bots(host: str, delay_s: float, ready: Any, calls: Any) -> None:
     """Serve the "random" reference player under any path, answering after ``delay_s``."""
     _quiet_child()
+    # A cut host's connections end in resets; that is the experiment, not news.
+    logging.getLogger("aiohttp.server").setLevel(logging.CRITICAL)
     from aiohttp import web
 
     from arena.botserver import make_app
@@ -743,6 +746,10 @@ class Sizing:
     match_seconds: float
     in_flight: float
     peak_in_flight: float
+    # A ladder keeps LADDER_MATCHES_IN_FLIGHT tables playing: what the rate needs, and the
+    # matches a month the current setting allows at this match length.
+    ladder_matches_in_flight: int
+    matches_per_month_at_current_setting: float
     worker_processes: int
     cpu_cores: float
     peak_cpu_cores: float
@@ -758,6 +765,7 @@ def size_ladder(
     *,
     calls_per_match: int,
     heartbeat_seconds: float,
+    ladder_in_flight: int,
     matches_per_month: int = 1_000_000,
     bots: int = 10_000,
     seats: int = TABLE,
@@ -782,6 +790,8 @@ def size_ladder(
         match_seconds=match_seconds,
         in_flight=in_flight,
         peak_in_flight=in_flight * peak_factor,
+        ladder_matches_in_flight=math.ceil(in_flight),
+        matches_per_month_at_current_setting=ladder_in_flight / match_seconds * SECONDS_PER_MONTH,
         worker_processes=max(1, math.ceil(in_flight * peak_factor / threads_per_worker)),
         cpu_cores=cpu,
         peak_cpu_cores=cpu * peak_factor,
@@ -794,16 +804,24 @@ def size_ladder(
 
 
 def report_sizing(measured: PerMatch) -> None:
+    from django.conf import settings
+
     from engine.presets import preset
     from tournaments.services.matches import HEARTBEAT_SECONDS
 
     full = bot_calls(preset("oh-hell"), TABLE)
     short = bot_calls(preset("oh-hell", **SHORT_OPTIONS), TABLE)
-    size = size_ladder(measured, calls_per_match=full, heartbeat_seconds=HEARTBEAT_SECONDS)
+    size = size_ladder(
+        measured,
+        calls_per_match=full,
+        heartbeat_seconds=HEARTBEAT_SECONDS,
+        ladder_in_flight=settings.LADDER_MATCHES_IN_FLIGHT,
+    )
     print(
         f"\nSizing: 10,000 bots, 1,000,000 matches a month of oh-hell ({full} bot calls a "
         f"match; {short} in the short variant measured, {measured.calls:.0f} counted), "
-        "peaks 3x the average, 16 threads a worker process:"
+        "peaks 3x the average, 16 threads a worker process, LADDER_MATCHES_IN_FLIGHT="
+        f"{settings.LADDER_MATCHES_IN_FLIGHT}:"
     )
     for name, value in vars(size).items():
         print(f"- {name.replace('_', ' ')}: {value:.3g}")

@@ -100,12 +100,14 @@ def test_sizing_scales_measured_matches_call_for_call():
         calls=40, seconds=2.5, cpu_s=0.08, transactions=11, rows=22, redis_commands=50,
         replay_bytes=2000,
     )  # fmt: skip
-    size = bench.size_ladder(measured, calls_per_match=520, heartbeat_seconds=5)
+    size = bench.size_ladder(measured, calls_per_match=520, heartbeat_seconds=5, ladder_in_flight=4)
     rate = 1_000_000 / (30 * 86400)
     assert size.matches_per_second == pytest.approx(rate)  # about 0.39
     assert size.match_seconds == pytest.approx(2.5 * 13)
     assert size.in_flight == pytest.approx(rate * 32.5)  # Little's law
     assert size.peak_in_flight == pytest.approx(3 * rate * 32.5)
+    assert size.ladder_matches_in_flight == math.ceil(rate * 32.5)  # 13
+    assert size.matches_per_month_at_current_setting == pytest.approx(4 / 32.5 * 30 * 86400)
     assert size.worker_processes == math.ceil(3 * rate * 32.5 / 16)
     assert size.cpu_cores == pytest.approx(rate * 0.08 * 13)
     assert size.transactions_per_second == pytest.approx(rate * (11 + 30 / 5))
