@@ -218,10 +218,11 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_EXPIRES = 3600
 CELERY_TIMEZONE = "UTC"
 
-# Matches and ratings: when a silent worker is presumed dead, when a queued match is re-sent,
-# and how many rated matches make a rating more than provisional.
+# Matches and ratings: when a silent worker is presumed dead, when a queued match whose queue
+# holds fewer messages than matches waiting is sent again (its message lost), and how many
+# rated matches make a rating more than provisional.
 MATCH_STALE_SECONDS = env_int("MATCH_STALE_SECONDS", 60, minimum=15)
-MATCH_RESEND_SECONDS = env_int("MATCH_RESEND_SECONDS", 900, minimum=60)
+MATCH_RESEND_SECONDS = env_int("MATCH_RESEND_SECONDS", 60, minimum=10)
 MATCH_MAX_ATTEMPTS = env_int("MATCH_MAX_ATTEMPTS", 3, minimum=1, maximum=20)
 # The final write of a played match is tried this many times across dropped connections,
 # waiting MATCH_RECORD_BACKOFF_SECONDS, then twice that, and so on, between tries; then the

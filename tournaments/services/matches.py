@@ -24,7 +24,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.db import (
@@ -35,13 +35,14 @@ from django.db import (
     connection,
     transaction,
 )
-from django.db.models import Exists, F, OuterRef, Q
+from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from arena.faults import safe_text
 from arena.match import MatchOutcome, play_match
 from arena.seats import HttpSeat
 from arena.transport import worker_loop
+from config.celery_app import app as celery_app
 from engine.variant import Variant as EngineVariant
 from tournaments.errors import ApplicationError
 from tournaments.formats import Fixture
@@ -66,6 +67,8 @@ HEARTBEAT_SECONDS = 5
 SAMPLE_NOT_STORED = "(sample not stored: the database refused it)"
 # A played outcome is still written into a match in these states (first writer wins).
 RECORDABLE = (MatchStatus.QUEUED, MatchStatus.RUNNING, MatchStatus.FAILED)
+# At most this many lost matches of a kind are sent again by one sweep.
+RESEND_BATCH = 1000
 
 
 def claim_token() -> str:
@@ -86,9 +89,8 @@ def match_enqueue(*, match: Match) -> None:
     transaction.on_commit(lambda: task.delay(match_id))
 
 
-def match_claim(*, match_id: int, token: str) -> bool:
-    """Claim a queued match for this attempt; False when it is not (or no longer) claimable."""
-    now = timezone.now()
+def _claimable() -> QuerySet[Match]:
+    """Queued matches a worker may claim now (one definition for claiming and re-sending)."""
     # A ladder plays a duplicate group's rotations one after another, so its bots are never
     # in two matches at once: a rotation waits while an earlier one is queued or running.
     earlier_rotation = Match.objects.filter(
@@ -97,20 +99,29 @@ def match_claim(*, match_id: int, token: str) -> bool:
         pk__lt=OuterRef("pk"),
         status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING],
     )
-    claimable = (
-        Match.objects.filter(pk=match_id, status=MatchStatus.QUEUED, attempts__lt=F("max_attempts"))
+    return (
+        Match.objects.filter(status=MatchStatus.QUEUED, attempts__lt=F("max_attempts"))
         .exclude(tournament__status__in=[TournamentStatus.PAUSED, TournamentStatus.CANCELLED])
         .exclude(ladder__status=LadderStatus.PAUSED)
         .exclude(Q(ladder__isnull=False) & ~Q(duplicate_group="") & Exists(earlier_rotation))
     )
-    claimed = claimable.update(
-        status=MatchStatus.RUNNING,
-        claimed_by=token,
-        claimed_at=now,
-        heartbeat_at=now,
-        started_at=now,
-        attempts=F("attempts") + 1,
-        error="",
+
+
+def match_claim(*, match_id: int, token: str) -> bool:
+    """Claim a queued match for this attempt; False when it is not (or no longer) claimable."""
+    now = timezone.now()
+    claimed = (
+        _claimable()
+        .filter(pk=match_id)
+        .update(
+            status=MatchStatus.RUNNING,
+            claimed_by=token,
+            claimed_at=now,
+            heartbeat_at=now,
+            started_at=now,
+            attempts=F("attempts") + 1,
+            error="",
+        )
     )
     return claimed == 1
 
@@ -408,19 +419,53 @@ def match_sweep_stuck(*, stale_after: timedelta | None = None) -> dict[str, int]
 
 
 def _resend_lost() -> int:
-    """Re-send queued matches nobody took for a long time (a broker that lost its queue)."""
+    """Re-send queued matches whose message a broker lost; return how many were sent.
+
+    A claimable match waiting longer than ``MATCH_RESEND_SECONDS`` may have lost its message
+    (a broker restarted without its data, a worker killed holding it). Only as many as its
+    queue lacks are sent again, oldest first: a queue holding at least one message per
+    claimable match is a backlog being worked through, and is left alone. A match sent again
+    waits the full time before it can be sent once more, so duplicates stay few, and a
+    duplicate delivery finds the match claimed and does nothing.
+    """
     cutoff = timezone.now() - timedelta(seconds=settings.MATCH_RESEND_SECONDS)
-    lost = (
-        Match.objects.filter(status=MatchStatus.QUEUED, updated_at__lt=cutoff)
-        .filter(Q(tournament__isnull=True) | ~Q(tournament__status="paused"))
-        .filter(Q(ladder__isnull=True) | ~Q(ladder__status=LadderStatus.PAUSED))
-    )
-    rows = list(lost.values_list("pk", "ladder_id")[:1000])
-    with transaction.atomic():
-        Match.objects.filter(pk__in=[pk for pk, _ in rows]).update(updated_at=timezone.now())
-        for match_id, ladder_id in rows:
-            match_enqueue(match=Match(pk=match_id, ladder_id=ladder_id))
-    return len(rows)
+    sent = 0
+    for kind, matches in (
+        (settings.TASK_QUEUE_KINDS["tournaments.run_match"], _claimable().filter(ladder=None)),
+        (
+            settings.TASK_QUEUE_KINDS["tournaments.run_ladder_match"],
+            _claimable().exclude(ladder=None),
+        ),
+    ):
+        waiting = matches.count()
+        if waiting == 0:
+            continue
+        missing = waiting - messages_waiting(f"{celery_app.conf.task_default_queue}.{kind}")
+        if missing <= 0:
+            continue
+        rows = list(
+            matches.filter(updated_at__lt=cutoff)
+            .order_by("updated_at", "pk")
+            .values_list("pk", "ladder_id")[: min(missing, RESEND_BATCH)]
+        )
+        with transaction.atomic():
+            Match.objects.filter(pk__in=[pk for pk, _ in rows]).update(updated_at=timezone.now())
+            for match_id, ladder_id in rows:
+                match_enqueue(match=Match(pk=match_id, ladder_id=ladder_id))
+        sent += len(rows)
+    return sent
+
+
+def messages_waiting(queue: str) -> int:
+    """Messages in the broker's queue, declared as the workers declare it (no-op if it exists)."""
+    with celery_app.connection_for_read() as conn:
+        # kombu's Queue.queue_declare answers the broker's (name, messages, consumers); its
+        # type stubs say a name.
+        _, count, _ = cast(
+            "tuple[str, int, int]",
+            celery_app.amqp.queues[queue](conn.default_channel).queue_declare(),
+        )
+    return count
 
 
 class Heartbeat:
