@@ -224,6 +224,13 @@ CELERY_TIMEZONE = "UTC"
 MATCH_STALE_SECONDS = env_int("MATCH_STALE_SECONDS", 60, minimum=15)
 MATCH_RESEND_SECONDS = env_int("MATCH_RESEND_SECONDS", 60, minimum=10)
 MATCH_MAX_ATTEMPTS = env_int("MATCH_MAX_ATTEMPTS", 3, minimum=1, maximum=20)
+# The final write of a played match is tried this many times across dropped connections,
+# waiting MATCH_RECORD_BACKOFF_SECONDS, then twice that, and so on, between tries; then the
+# outcome is handed to the tournaments.record_outcome task (tried until the database is back).
+MATCH_RECORD_TRIES = env_int("MATCH_RECORD_TRIES", 5, minimum=1, maximum=20)
+MATCH_RECORD_BACKOFF_SECONDS = env_float(
+    "MATCH_RECORD_BACKOFF_SECONDS", 0.5, minimum=0.0, maximum=60.0
+)
 RATING_PROVISIONAL_MATCHES = env_int("RATING_PROVISIONAL_MATCHES", 10, minimum=0)
 # A new version of a bot keeps its mu and raises sigma to at least this (the default is half
 # the initial 25/3), so the new version is placed again quickly.
