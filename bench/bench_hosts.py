@@ -656,7 +656,8 @@ def throughput(
             print(
                 f"round {r + 1}, {n} host(s): {arm.matches} matches in {arm.seconds:.1f} s = "
                 f"{arm.rate:.2f}/s; by host {dict(sorted(arm.per_host.items()))}; "
-                f"worker CPU {arm.cpu_s / arm.matches * 1000:.0f} ms/match",
+                f"worker CPU {arm.cpu_s / arm.matches * 1000:.0f} ms/match; "
+                f"machine load average {os.getloadavg()[0]:.1f}",
                 flush=True,
             )
     return arms
