@@ -436,13 +436,14 @@ def hub_database_url(url: str, hub: str, port: int) -> str:
 
 def ensure_database(url: str) -> None:
     import psycopg
+    from psycopg import sql
 
     parts = urlsplit(url)
     name = parts.path.lstrip("/")
     admin = urlunsplit((parts.scheme, parts.netloc, "/postgres", "", ""))
     with psycopg.connect(admin, autocommit=True) as conn:
         if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone() is None:
-            conn.execute(f'CREATE DATABASE "{name}"')
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
 
 
 class Queries:
