@@ -68,7 +68,7 @@ from engine.variant import Variant as EngineVariant  # noqa: E402
 
 NETWORK = ipaddress.IPv4Network("10.200.0.0/16")
 PREFIX = "ohhb"  # names of this script's namespaces and interfaces
-QUEUE = "bench-hosts"
+QUEUE = NAME = "bench-hosts"  # the queue, and the start of every name the bench gives
 STALE_SECONDS = 15  # MATCH_STALE_SECONDS on the hosts: the smallest the settings allow
 TABLE = 4
 BOTS = 16
@@ -534,6 +534,23 @@ def prepare_cast(hub: str, bot_port: int) -> Cast:
     return Cast(organiser, variant, bot_ids)
 
 
+def cancel_leftovers() -> int:
+    """Cancel the tournaments an interrupted run left going, and their queued matches.
+
+    Otherwise the sweeper sends their matches again (MATCH_RESEND_SECONDS) and this run's
+    workers play them in the middle of a measurement.
+    """
+    from tournaments.models import Tournament, TournamentStatus
+    from tournaments.services.tournaments import tournament_cancel
+
+    left = Tournament.objects.filter(name__startswith=NAME).exclude(
+        status__in=[TournamentStatus.FINISHED, TournamentStatus.CANCELLED]
+    )
+    for tournament in left:
+        tournament_cancel(tournament=tournament)
+    return len(left)
+
+
 def start_tournament(cast: Cast, name: str, format: str, rounds: int) -> int:
     from tournaments.services.tournaments import tournament_create, tournament_start
 
@@ -651,7 +668,7 @@ def throughput(
     stamp = time.strftime("%H%M%S")
     for r in range(args.rounds):
         for n in rotation(counts, r):
-            label = f"bench-hosts {stamp} round {r + 1} {n} host(s)"
+            label = f"{NAME} {stamp} round {r + 1} {n} host(s)"
             arm = play_arm(all_hosts[:n], cast, services, queries, label, rr_rounds)
             arms[n].append(arm)
             print(
@@ -940,7 +957,7 @@ def cut_run(
     try:
         wait_ready(all_hosts)
         tournament_id = start_tournament(
-            cast, f"bench-hosts {time.strftime('%H%M%S')} cut", "duplicate", args.cut_rounds
+            cast, f"{NAME} {time.strftime('%H%M%S')} cut", "duplicate", args.cut_rounds
         )
         note(f"duplicate tournament {tournament_id} started: {args.cut_rounds} round(s)")
 
@@ -1072,6 +1089,8 @@ def main() -> None:
         queries = Queries()
         connection.execute_wrappers.append(queries)
         cast = prepare_cast(hub, services.bot_port)
+        if cancelled := cancel_leftovers():
+            print(f"cancelled {cancelled} tournament(s) an interrupted run left going")
         beat = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "config", "beat", "-s", str(tmp / "beat"),
              "--loglevel", "WARNING"],
