@@ -43,7 +43,7 @@ def record_outcome(match_id: int, token: str, played: dict[str, Any]) -> str:
     """
     outcome = matches.PlayedMatch.from_message(played)
     recorded = matches.match_record_outcome(match_id=match_id, token=token, played=outcome)
-    return "recorded" if recorded else "already-finished"
+    return "recorded" if recorded else "match-ended"
 
 
 @shared_task(name="tournaments.top_up_ladders", ignore_result=True)
