@@ -247,15 +247,28 @@ HEALTH_FAILURES_TO_DISABLE = env_int("HEALTH_FAILURES_TO_DISABLE", 3, minimum=1)
 # as it plays one rotation at a time), so a ladder never floods its queue.
 LADDER_MATCHES_IN_FLIGHT = env_int("LADDER_MATCHES_IN_FLIGHT", 4, minimum=1, maximum=1000)
 
+# How often beat sweeps and reconciles: gives back matches of dead workers, re-sends lost ones,
+# starts due tournaments, moves on tournaments a lost message left behind. Ratings of matches
+# no message rated come every second sweep; ladders are topped up twice a sweep.
+SWEEP_SECONDS = env_int("SWEEP_SECONDS", 30, minimum=1, maximum=3600)
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
-    "sweep-matches": {"task": "tournaments.sweep_matches", "schedule": 30.0},
-    "start-due-tournaments": {"task": "tournaments.start_due_tournaments", "schedule": 30.0},
+    "sweep-matches": {"task": "tournaments.sweep_matches", "schedule": float(SWEEP_SECONDS)},
+    "start-due-tournaments": {
+        "task": "tournaments.start_due_tournaments",
+        "schedule": float(SWEEP_SECONDS),
+    },
     # Tournaments a lost message left starting, or running with all their matches ended.
-    "reconcile-tournaments": {"task": "tournaments.reconcile_tournaments", "schedule": 30.0},
-    "rate-finished-matches": {"task": "tournaments.rate_finished_matches", "schedule": 60.0},
+    "reconcile-tournaments": {
+        "task": "tournaments.reconcile_tournaments",
+        "schedule": float(SWEEP_SECONDS),
+    },
+    "rate-finished-matches": {
+        "task": "tournaments.rate_finished_matches",
+        "schedule": 2.0 * SWEEP_SECONDS,
+    },
     # Every finished ladder match tops its ladder up at once; this catches lost messages.
-    "top-up-ladders": {"task": "tournaments.top_up_ladders", "schedule": 15.0},
-    "sweep-recomputes": {"task": "tournaments.sweep_recomputes", "schedule": 30.0},
+    "top-up-ladders": {"task": "tournaments.top_up_ladders", "schedule": SWEEP_SECONDS / 2},
+    "sweep-recomputes": {"task": "tournaments.sweep_recomputes", "schedule": float(SWEEP_SECONDS)},
     "check-bot-health": {
         "task": "tournaments.check_bot_health",
         "schedule": float(HEALTH_CHECK_SECONDS),

@@ -47,3 +47,14 @@ def purge_queue(queue: str) -> int:
 
     with app.connection_for_write() as conn:
         return int(conn.default_channel.queue_purge(queue) or 0)
+
+
+def drop_database_connections() -> int:
+    """Terminate every other connection to the test database, as a database failover would."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        (dropped,) = cursor.fetchone()
+    return int(dropped)
