@@ -562,7 +562,7 @@ def _record_with_retries(*, match_id: int, token: str, played: PlayedMatch) -> s
     for attempt in range(1, tries + 1):
         try:
             recorded = match_record_outcome(match_id=match_id, token=token, played=played)
-            return "recorded" if recorded else "already-finished"
+            return "recorded" if recorded else "match-ended"
         except (OperationalError, InterfaceError) as exc:
             log.warning(
                 "recording match %s failed (try %s of %s): %s", match_id, attempt, tries, exc
