@@ -32,18 +32,18 @@ def run_ladder_match(match_id: int) -> str:
     autoretry_for=(OperationalError, InterfaceError),
     max_retries=None,
     retry_backoff=2,
-    retry_backoff_max=120,
+    retry_backoff_max=30,
     retry_jitter=True,
 )
 def record_outcome(match_id: int, token: str, played: dict[str, Any]) -> str:
     """Record a played match whose final write outlasted its worker's tries.
 
-    Tried again, backing off up to two minutes, for as long as the database is away; the
+    Tried again, backing off up to 30 seconds, for as long as the database is away; the
     write is first-writer-wins, so a second delivery or a late arrival changes nothing.
     """
     outcome = matches.PlayedMatch.from_message(played)
     recorded = matches.match_record_outcome(match_id=match_id, token=token, played=outcome)
-    return "recorded" if recorded else "already-finished"
+    return "recorded" if recorded else "match-ended"
 
 
 @shared_task(name="tournaments.top_up_ladders", ignore_result=True)

@@ -452,6 +452,13 @@ def _resend_lost() -> int:
             Match.objects.filter(pk__in=[pk for pk, _ in rows]).update(updated_at=timezone.now())
             for match_id, ladder_id in rows:
                 match_enqueue(match=Match(pk=match_id, ladder_id=ladder_id))
+        if rows:
+            log.warning(
+                "%s matches waited queued with %s messages missing from their queue; sent %s again",
+                waiting,
+                missing,
+                len(rows),
+            )
         sent += len(rows)
     return sent
 
@@ -555,7 +562,7 @@ def _record_with_retries(*, match_id: int, token: str, played: PlayedMatch) -> s
     for attempt in range(1, tries + 1):
         try:
             recorded = match_record_outcome(match_id=match_id, token=token, played=played)
-            return "recorded" if recorded else "already-finished"
+            return "recorded" if recorded else "match-ended"
         except (OperationalError, InterfaceError) as exc:
             log.warning(
                 "recording match %s failed (try %s of %s): %s", match_id, attempt, tries, exc

@@ -241,3 +241,79 @@ def test_an_outcome_outlasting_the_tries_is_recorded_by_a_worker_once_the_databa
     replay = Replay.objects.get(match=match).data
     seats = MatchSeat.objects.filter(match=match).order_by("seat")
     assert [s.score for s in seats] == replay["totals"]
+
+
+@pytest.fixture
+def replay_refused_until_a_heartbeat(transactional_db) -> Iterator[None]:
+    """The replay table refuses inserts (lock not available) until the match has had a
+    heartbeat after the first refusal; heartbeats are counted by a trigger on the match table."""
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE SEQUENCE test_beats")
+        cursor.execute("CREATE SEQUENCE test_beats_at_outage")
+        cursor.execute(
+            """
+            CREATE FUNCTION test_count_beat() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM nextval('test_beats');
+                RETURN NEW;
+            END $$
+            """
+        )
+        cursor.execute(
+            "CREATE TRIGGER test_count_beat AFTER UPDATE ON tournaments_match FOR EACH ROW "
+            "WHEN (NEW.heartbeat_at IS DISTINCT FROM OLD.heartbeat_at) "
+            "EXECUTE FUNCTION test_count_beat()"
+        )
+        cursor.execute(
+            """
+            CREATE FUNCTION test_beats_now() RETURNS bigint LANGUAGE sql AS $$
+                SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM test_beats
+            $$
+            """
+        )
+        cursor.execute(
+            """
+            CREATE FUNCTION test_outage_began() RETURNS boolean LANGUAGE plpgsql AS $$
+            BEGIN
+                IF NOT (SELECT is_called FROM test_beats_at_outage) THEN
+                    PERFORM setval('test_beats_at_outage', test_beats_now() + 1);
+                END IF;
+                RETURN true;
+            END $$
+            """
+        )
+    # Refused while no beat came after the first refusal (the sequence holds beats + 1).
+    _refuse(
+        "tournaments_replay",
+        "test_outage_began() AND test_beats_now() + 1 <= "
+        "(SELECT last_value FROM test_beats_at_outage)",
+        "55P03",
+    )
+    yield
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TRIGGER IF EXISTS test_refuse ON tournaments_replay")
+        cursor.execute("DROP TRIGGER IF EXISTS test_count_beat ON tournaments_match")
+        for function in ("test_refuse", "test_count_beat", "test_beats_now", "test_outage_began"):
+            cursor.execute(f"DROP FUNCTION IF EXISTS {function}()")
+        for sequence in ("test_refusals", "test_beats", "test_beats_at_outage"):
+            cursor.execute(f"DROP SEQUENCE IF EXISTS {sequence}")
+
+
+@postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_the_heartbeat_beats_on_while_the_final_write_is_tried_again(
+    replay_refused_until_a_heartbeat, playing_bots, short_variant, settings
+):
+    # Tries over about a minute, far more than a heartbeat's interval.
+    settings.MATCH_RECORD_TRIES = 8
+    bots = playing_bots(4)
+    match = match_create(
+        variant_id=short_variant.pk, bot_ids=[b.pk for b in bots], seed=11, time_limit_ms=2000
+    )
+
+    assert match_run(match_id=match.pk) == "recorded"
+
+    assert _refusals() >= 1  # the first try was refused; a later one, after a beat, was not
+    match.refresh_from_db()
+    assert match.status == MatchStatus.FINISHED and match.attempts == 1
+    assert Replay.objects.filter(match=match).count() == 1
