@@ -30,7 +30,6 @@ from engine.observation import observe
 from engine.scoring import shared_ranks
 from engine.variant import Bidding, Variant
 
-
 # Read once per decision or more: on Python 3.11 a member read off its Enum class costs several
 # times a module name's read, so the per-decision path reads these names instead.
 _BID, _PLAY = MessageType.BID, MessageType.PLAY
@@ -200,9 +199,7 @@ class MatchRunner:
         game = self.game
         order = [(game.acting_seat + i) % game.players for i in range(game.players)]
         legal = game.legal_bids()  # without the hook, the same for every seat
-        bids = await asyncio.gather(
-            *(self._decide(s, _BID, legal, to_act=s) for s in order)
-        )
+        bids = await asyncio.gather(*(self._decide(s, _BID, legal, to_act=s) for s in order))
         for bid in bids:
             game.bid(bid)
 
