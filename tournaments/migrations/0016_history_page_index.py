@@ -11,44 +11,30 @@ from django.contrib.postgres.operations import AddIndexConcurrently, RemoveIndex
 from django.db import migrations, models
 
 
-class AddIndexWithoutBlocking(AddIndexConcurrently):
-    """Concurrently on PostgreSQL; a plain index elsewhere (SQLite, for development)."""
+class WithoutBlocking:
+    """The concurrent operation on PostgreSQL; elsewhere (SQLite, for development) ``plain``."""
+
+    plain: type
 
     def database_forwards(self, app_label, schema_editor, from_state, to_state):
         if schema_editor.connection.vendor == "postgresql":
             super().database_forwards(app_label, schema_editor, from_state, to_state)
         else:
-            migrations.AddIndex.database_forwards(
-                self, app_label, schema_editor, from_state, to_state
-            )
+            self.plain.database_forwards(self, app_label, schema_editor, from_state, to_state)
 
     def database_backwards(self, app_label, schema_editor, from_state, to_state):
         if schema_editor.connection.vendor == "postgresql":
             super().database_backwards(app_label, schema_editor, from_state, to_state)
         else:
-            migrations.AddIndex.database_backwards(
-                self, app_label, schema_editor, from_state, to_state
-            )
+            self.plain.database_backwards(self, app_label, schema_editor, from_state, to_state)
 
 
-class RemoveIndexWithoutBlocking(RemoveIndexConcurrently):
-    """Concurrently on PostgreSQL; a plain drop elsewhere."""
+class AddIndexWithoutBlocking(WithoutBlocking, AddIndexConcurrently):
+    plain = migrations.AddIndex
 
-    def database_forwards(self, app_label, schema_editor, from_state, to_state):
-        if schema_editor.connection.vendor == "postgresql":
-            super().database_forwards(app_label, schema_editor, from_state, to_state)
-        else:
-            migrations.RemoveIndex.database_forwards(
-                self, app_label, schema_editor, from_state, to_state
-            )
 
-    def database_backwards(self, app_label, schema_editor, from_state, to_state):
-        if schema_editor.connection.vendor == "postgresql":
-            super().database_backwards(app_label, schema_editor, from_state, to_state)
-        else:
-            migrations.RemoveIndex.database_backwards(
-                self, app_label, schema_editor, from_state, to_state
-            )
+class RemoveIndexWithoutBlocking(WithoutBlocking, RemoveIndexConcurrently):
+    plain = migrations.RemoveIndex
 
 
 class Migration(migrations.Migration):
