@@ -218,11 +218,19 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_EXPIRES = 3600
 CELERY_TIMEZONE = "UTC"
 
-# Matches and ratings: when a silent worker is presumed dead, when a queued match is re-sent,
-# and how many rated matches make a rating more than provisional.
+# Matches and ratings: when a silent worker is presumed dead, when a queued match whose queue
+# holds fewer messages than matches waiting is sent again (its message lost), and how many
+# rated matches make a rating more than provisional.
 MATCH_STALE_SECONDS = env_int("MATCH_STALE_SECONDS", 60, minimum=15)
-MATCH_RESEND_SECONDS = env_int("MATCH_RESEND_SECONDS", 900, minimum=60)
+MATCH_RESEND_SECONDS = env_int("MATCH_RESEND_SECONDS", 60, minimum=10)
 MATCH_MAX_ATTEMPTS = env_int("MATCH_MAX_ATTEMPTS", 3, minimum=1, maximum=20)
+# The final write of a played match is tried this many times across dropped connections,
+# waiting MATCH_RECORD_BACKOFF_SECONDS, then twice that, and so on, between tries; then the
+# outcome is handed to the tournaments.record_outcome task (tried until the database is back).
+MATCH_RECORD_TRIES = env_int("MATCH_RECORD_TRIES", 5, minimum=1, maximum=20)
+MATCH_RECORD_BACKOFF_SECONDS = env_float(
+    "MATCH_RECORD_BACKOFF_SECONDS", 0.5, minimum=0.0, maximum=60.0
+)
 RATING_PROVISIONAL_MATCHES = env_int("RATING_PROVISIONAL_MATCHES", 10, minimum=0)
 # A new version of a bot keeps its mu and raises sigma to at least this (the default is half
 # the initial 25/3), so the new version is placed again quickly.
@@ -239,15 +247,28 @@ HEALTH_FAILURES_TO_DISABLE = env_int("HEALTH_FAILURES_TO_DISABLE", 3, minimum=1)
 # as it plays one rotation at a time), so a ladder never floods its queue.
 LADDER_MATCHES_IN_FLIGHT = env_int("LADDER_MATCHES_IN_FLIGHT", 4, minimum=1, maximum=1000)
 
+# How often beat sweeps and reconciles: gives back matches of dead workers, re-sends lost ones,
+# starts due tournaments, moves on tournaments a lost message left behind. Ratings of matches
+# no message rated come every second sweep; ladders are topped up twice a sweep.
+SWEEP_SECONDS = env_int("SWEEP_SECONDS", 30, minimum=1, maximum=3600)
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
-    "sweep-matches": {"task": "tournaments.sweep_matches", "schedule": 30.0},
-    "start-due-tournaments": {"task": "tournaments.start_due_tournaments", "schedule": 30.0},
+    "sweep-matches": {"task": "tournaments.sweep_matches", "schedule": float(SWEEP_SECONDS)},
+    "start-due-tournaments": {
+        "task": "tournaments.start_due_tournaments",
+        "schedule": float(SWEEP_SECONDS),
+    },
     # Tournaments a lost message left starting, or running with all their matches ended.
-    "reconcile-tournaments": {"task": "tournaments.reconcile_tournaments", "schedule": 30.0},
-    "rate-finished-matches": {"task": "tournaments.rate_finished_matches", "schedule": 60.0},
+    "reconcile-tournaments": {
+        "task": "tournaments.reconcile_tournaments",
+        "schedule": float(SWEEP_SECONDS),
+    },
+    "rate-finished-matches": {
+        "task": "tournaments.rate_finished_matches",
+        "schedule": 2.0 * SWEEP_SECONDS,
+    },
     # Every finished ladder match tops its ladder up at once; this catches lost messages.
-    "top-up-ladders": {"task": "tournaments.top_up_ladders", "schedule": 15.0},
-    "sweep-recomputes": {"task": "tournaments.sweep_recomputes", "schedule": 30.0},
+    "top-up-ladders": {"task": "tournaments.top_up_ladders", "schedule": SWEEP_SECONDS / 2},
+    "sweep-recomputes": {"task": "tournaments.sweep_recomputes", "schedule": float(SWEEP_SECONDS)},
     "check-bot-health": {
         "task": "tournaments.check_bot_health",
         "schedule": float(HEALTH_CHECK_SECONDS),

@@ -28,6 +28,7 @@ def test_matches_and_ladder_work_have_their_own_queues(task, suffix):
         "tournaments.sweep_matches",
         "tournaments.verify_bot",
         "tournaments.check_bot_health",
+        "tournaments.record_outcome",
     ],
 )
 def test_control_tasks_take_the_default_queue(task):

@@ -6,7 +6,10 @@ killed worker's match is delivered again; the services make a second delivery ha
 
 from __future__ import annotations
 
+from typing import Any
+
 from celery import shared_task
+from django.db import InterfaceError, OperationalError
 
 from tournaments.services import bots, matches, tournaments
 
@@ -21,6 +24,26 @@ def run_match(match_id: int) -> str:
 def run_ladder_match(match_id: int) -> str:
     """Claim, play and record one ladder match (on the ladder queue)."""
     return matches.match_run(match_id=match_id)
+
+
+@shared_task(
+    name="tournaments.record_outcome",
+    ignore_result=True,
+    autoretry_for=(OperationalError, InterfaceError),
+    max_retries=None,
+    retry_backoff=2,
+    retry_backoff_max=30,
+    retry_jitter=True,
+)
+def record_outcome(match_id: int, token: str, played: dict[str, Any]) -> str:
+    """Record a played match whose final write outlasted its worker's tries.
+
+    Tried again, backing off up to 30 seconds, for as long as the database is away; the
+    write is first-writer-wins, so a second delivery or a late arrival changes nothing.
+    """
+    outcome = matches.PlayedMatch.from_message(played)
+    recorded = matches.match_record_outcome(match_id=match_id, token=token, played=outcome)
+    return "recorded" if recorded else "match-ended"
 
 
 @shared_task(name="tournaments.top_up_ladders", ignore_result=True)

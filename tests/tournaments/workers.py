@@ -24,3 +24,37 @@ def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
             return
         time.sleep(0.2)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def queue_length(queue: str) -> int:
+    """Messages waiting in a broker queue, as the sweeper counts them."""
+    from tournaments.services.matches import messages_waiting
+
+    return messages_waiting(queue)
+
+
+def broker_queue(kind: str) -> str:
+    """The name of this process's queue of ``kind`` ("matches", "ladder"; "" for control)."""
+    from config.celery_app import app
+
+    name = app.conf.task_default_queue
+    return f"{name}.{kind}" if kind else name
+
+
+def purge_queue(queue: str) -> int:
+    """Drop every message of a broker queue, as a broker restarted without its data would."""
+    from config.celery_app import app
+
+    with app.connection_for_write() as conn:
+        return int(conn.default_channel.queue_purge(queue) or 0)
+
+
+def drop_database_connections() -> int:
+    """Terminate every other connection to the test database, as a database failover would."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        (dropped,) = cursor.fetchone()
+    return int(dropped)

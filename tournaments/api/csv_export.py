@@ -5,6 +5,10 @@
 
 Each row is flat: a standings row per bot (head-to-head stays in the JSON), a match row per
 seat with the match's fields repeated. Errors keep their one shape, as ``code,message``.
+
+Every text cell that a spreadsheet would read as a formula (one starting with ``=``, ``+``,
+``-``, ``@``, a tab or a carriage return) is written with a leading ``'``, so a name or message
+chosen by a user is shown as text, never run; numbers are written as they are.
 """
 
 from __future__ import annotations
@@ -23,10 +27,21 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
 DOWNLOAD_PARAM = "download"
+# What a spreadsheet takes for the start of a formula (or of a cell it then reads as one).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def _flat(value: Any) -> Any:
     return "" if value is None else value
+
+
+def safe_cell(value: Any) -> Any:
+    """A cell as written: numbers as they are, text (or anything else, as text) with a leading
+    ``'`` when a spreadsheet would read it as a formula."""
+    if isinstance(value, bool | int | float):
+        return value
+    text = str(value)
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
 def standings_rows(data: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -75,9 +90,10 @@ class CSVRenderer(BaseRenderer):
         rows = rows_of(data) if data is not None else []
         out = io.StringIO()
         if rows:
-            writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+            # Lines end in CRLF (RFC 4180), so a cell holding a carriage return is quoted too.
+            writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\r\n")
             writer.writeheader()
-            writer.writerows(rows)
+            writer.writerows({k: safe_cell(v) for k, v in row.items()} for row in rows)
         return out.getvalue().encode(self.charset)
 
 

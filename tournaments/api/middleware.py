@@ -27,6 +27,6 @@ class RequestSizeLimitMiddleware:
         except ValueError:
             return json_error(request, "bad_request", "Content-Length is not a number.", 400)
         if limit is not None and length > limit:
-            message = f"The request body is {length} bytes; the limit is {limit}."
+            message = f"The request body is larger than {limit} bytes."
             return json_error(request, "payload_too_large", message, 413)
         return self.get_response(request)

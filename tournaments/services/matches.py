@@ -1,9 +1,16 @@
 """Running matches: queue, claim, play, record, retry and sweep, safe under any redelivery.
 
 A match is claimed by a conditional UPDATE carrying a unique token, so one worker plays it at
-a time; the outcome is written in one transaction only while that token still holds the
-claim, so a late or duplicate worker changes nothing. Workers share only the database and the
-broker: the replay is stored in the database.
+a time; workers share only the database and the broker: the replay is stored in the database.
+
+A played match's outcome is never thrown away because of storage. It is written in one
+transaction, first writer wins: while the match has not finished (held by this attempt, given
+back by the sweeper and queued or playing again, or failed) the outcome is written and the
+match is finished; once it has finished, another outcome changes nothing, so it is recorded
+and rated exactly once. A detail the database refuses (a fault sample) is replaced by a note,
+never the outcome; a dropped connection is tried again while the heartbeat goes on; and when
+the database stays away longer than the tries, the outcome is handed to the
+``tournaments.record_outcome`` task, which tries again until the database is back.
 """
 
 from __future__ import annotations
@@ -14,8 +21,10 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
 from datetime import timedelta
+from typing import Any, cast
 
 from django.conf import settings
 from django.db import (
@@ -26,13 +35,14 @@ from django.db import (
     connection,
     transaction,
 )
-from django.db.models import Exists, F, OuterRef, Q
+from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from arena.faults import safe_text
 from arena.match import MatchOutcome, play_match
 from arena.seats import HttpSeat
 from arena.transport import worker_loop
+from config.celery_app import app as celery_app
 from engine.variant import Variant as EngineVariant
 from tournaments.errors import ApplicationError
 from tournaments.formats import Fixture
@@ -53,10 +63,12 @@ from tournaments.seeds import deal_seed
 log = logging.getLogger(__name__)
 
 HEARTBEAT_SECONDS = 5
-# The final write of a played match is tried this many times across dropped connections,
-# waiting RECORD_BACKOFF_SECONDS, then twice that, and so on, between tries.
-RECORD_TRIES = 5
-RECORD_BACKOFF_SECONDS = 0.5
+# What a fault's sample says when the database refused the sample the bot sent.
+SAMPLE_NOT_STORED = "(sample not stored: the database refused it)"
+# A played outcome is still written into a match in these states (first writer wins).
+RECORDABLE = (MatchStatus.QUEUED, MatchStatus.RUNNING, MatchStatus.FAILED)
+# At most this many lost matches of a kind are sent again by one sweep.
+RESEND_BATCH = 1000
 
 
 def claim_token() -> str:
@@ -77,9 +89,8 @@ def match_enqueue(*, match: Match) -> None:
     transaction.on_commit(lambda: task.delay(match_id))
 
 
-def match_claim(*, match_id: int, token: str) -> bool:
-    """Claim a queued match for this attempt; False when it is not (or no longer) claimable."""
-    now = timezone.now()
+def _claimable() -> QuerySet[Match]:
+    """Queued matches a worker may claim now (one definition for claiming and re-sending)."""
     # A ladder plays a duplicate group's rotations one after another, so its bots are never
     # in two matches at once: a rotation waits while an earlier one is queued or running.
     earlier_rotation = Match.objects.filter(
@@ -88,20 +99,29 @@ def match_claim(*, match_id: int, token: str) -> bool:
         pk__lt=OuterRef("pk"),
         status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING],
     )
-    claimable = (
-        Match.objects.filter(pk=match_id, status=MatchStatus.QUEUED, attempts__lt=F("max_attempts"))
+    return (
+        Match.objects.filter(status=MatchStatus.QUEUED, attempts__lt=F("max_attempts"))
         .exclude(tournament__status__in=[TournamentStatus.PAUSED, TournamentStatus.CANCELLED])
         .exclude(ladder__status=LadderStatus.PAUSED)
         .exclude(Q(ladder__isnull=False) & ~Q(duplicate_group="") & Exists(earlier_rotation))
     )
-    claimed = claimable.update(
-        status=MatchStatus.RUNNING,
-        claimed_by=token,
-        claimed_at=now,
-        heartbeat_at=now,
-        started_at=now,
-        attempts=F("attempts") + 1,
-        error="",
+
+
+def match_claim(*, match_id: int, token: str) -> bool:
+    """Claim a queued match for this attempt; False when it is not (or no longer) claimable."""
+    now = timezone.now()
+    claimed = (
+        _claimable()
+        .filter(pk=match_id)
+        .update(
+            status=MatchStatus.RUNNING,
+            claimed_by=token,
+            claimed_at=now,
+            heartbeat_at=now,
+            started_at=now,
+            attempts=F("attempts") + 1,
+            error="",
+        )
     )
     return claimed == 1
 
@@ -143,49 +163,182 @@ def match_play(*, match_id: int) -> MatchOutcome:
     )
 
 
+@dataclass(frozen=True)
+class FaultRecord:
+    """One kind of fault by one seat, as stored: the sample is already safe text."""
+
+    kind: str
+    count: int
+    sample: str
+    latency_ms: int | None
+
+
+@dataclass(frozen=True)
+class SeatRecord:
+    """One seat's result, as stored."""
+
+    seat: int
+    score: int
+    rank: int
+    bids_exact: int
+    bids_total: int
+    faults: int
+    disqualified: bool
+    fault_records: tuple[FaultRecord, ...]
+
+
+@dataclass(frozen=True)
+class PlayedMatch:
+    """What a played match leaves to store: its seats' results and faults, and the replay.
+
+    Plain data, so an outcome the database could not take in time travels in a task message.
+    """
+
+    match_id: int
+    seats: tuple[SeatRecord, ...]
+    replay: dict[str, Any]
+
+    @classmethod
+    def from_outcome(cls, match_id: int, outcome: MatchOutcome) -> PlayedMatch:
+        """The stored form of an outcome; every fault sample passes through ``safe_text``."""
+        return cls(
+            match_id=match_id,
+            seats=tuple(
+                SeatRecord(
+                    seat=result.seat,
+                    score=result.score,
+                    rank=result.rank,
+                    bids_exact=result.exact_bids,
+                    bids_total=result.deals,
+                    faults=result.stats.fault_count,
+                    disqualified=result.stats.disqualified,
+                    fault_records=tuple(
+                        FaultRecord(
+                            kind=str(kind),
+                            count=stat.count,
+                            sample=safe_text(stat.sample or stat.detail or "", 500),
+                            latency_ms=(
+                                round(stat.latency_ms) if stat.latency_ms is not None else None
+                            ),
+                        )
+                        for kind, stat in result.stats.faults.items()
+                    ),
+                )
+                for result in outcome.seats
+            ),
+            replay=outcome.replay,
+        )
+
+    def to_message(self) -> dict[str, Any]:
+        """A JSON-ready form for a task message."""
+        return asdict(self)
+
+    @classmethod
+    def from_message(cls, data: Mapping[str, Any]) -> PlayedMatch:
+        """Read back what ``to_message`` wrote."""
+        return cls(
+            match_id=int(data["match_id"]),
+            seats=tuple(
+                SeatRecord(
+                    **{
+                        **seat,
+                        "fault_records": tuple(
+                            FaultRecord(**fault) for fault in seat["fault_records"]
+                        ),
+                    }
+                )
+                for seat in data["seats"]
+            ),
+            replay=dict(data["replay"]),
+        )
+
+    def without_samples(self) -> PlayedMatch:
+        """The same outcome with each fault's sample replaced by a note that it was refused."""
+        return replace(
+            self,
+            seats=tuple(
+                replace(
+                    seat,
+                    fault_records=tuple(
+                        replace(fault, sample=SAMPLE_NOT_STORED) for fault in seat.fault_records
+                    ),
+                )
+                for seat in self.seats
+            ),
+        )
+
+
 @transaction.atomic
-def match_record_outcome(*, match_id: int, token: str, outcome: MatchOutcome) -> bool:
-    """Write results, faults and the replay in one transaction, if this attempt holds the claim."""
+def _write_outcome(*, match_id: int, token: str, played: PlayedMatch) -> bool:
+    """Write results, faults and the replay of a played match in one transaction.
+
+    First writer wins: the outcome is written while the match has not finished, whoever holds
+    it now (this attempt; nobody, the sweeper having queued it again; a later attempt, which
+    then cannot record; or nobody because it failed), and the match becomes this attempt's and
+    finished. Once finished, it keeps its outcome: a second one changes nothing (False), and a
+    repeat of this attempt's own write, whose answer was lost with the connection, only sends
+    the follow-up messages again (True).
+    """
     match = Match.objects.select_for_update().filter(pk=match_id).first()
-    if match is None or match.claimed_by != token:
+    if match is None:
         return False
     if match.status == MatchStatus.FINISHED:
-        # This attempt's write committed but the answer was lost with the connection: the
-        # outcome stands once; send its follow-up messages again, which are safe to repeat.
+        if match.claimed_by != token:
+            return False
+        # The outcome stands once; its follow-up messages are safe to send again.
         _after_finish(match)
         return True
-    if match.status != MatchStatus.RUNNING:
-        return False
+    if match.status not in RECORDABLE:
+        return False  # cancelled with its tournament before it was played
     seats = {s.seat: s for s in MatchSeat.objects.filter(match=match)}
+    if played.match_id != match.pk or set(seats) != {s.seat for s in played.seats}:
+        log.error("match %s: an outcome of another match was not recorded", match.pk)
+        return False
     faults = []
-    for result in outcome.seats:
+    for result in played.seats:
         seat = seats[result.seat]
         seat.score = result.score
         seat.rank = result.rank
-        seat.bids_exact = result.exact_bids
-        seat.bids_total = result.deals
-        seat.faults = result.stats.fault_count
-        seat.disqualified = result.stats.disqualified
+        seat.bids_exact = result.bids_exact
+        seat.bids_total = result.bids_total
+        seat.faults = result.faults
+        seat.disqualified = result.disqualified
         faults += [
             SeatFault(
                 seat=seat,
-                kind=kind,
-                count=stat.count,
-                sample=safe_text(stat.sample or stat.detail or "", 500),
-                latency_ms=round(stat.latency_ms) if stat.latency_ms is not None else None,
+                kind=fault.kind,
+                count=fault.count,
+                sample=fault.sample,
+                latency_ms=fault.latency_ms,
             )
-            for kind, stat in result.stats.faults.items()
+            for fault in result.fault_records
         ]
     MatchSeat.objects.bulk_update(
         seats.values(), ["score", "rank", "bids_exact", "bids_total", "faults", "disqualified"]
     )
     SeatFault.objects.bulk_create(faults)
-    Replay.objects.create(match=match, data=outcome.replay)
+    Replay.objects.create(match=match, data=played.replay)
+    if match.status == MatchStatus.FAILED:
+        # Given up on before this outcome arrived: it ends as a retried match would.
+        _reopen_tournament(match.tournament_id)
     match.status = MatchStatus.FINISHED
+    match.claimed_by = token
+    match.error = ""
     match.finished_at = timezone.now()
-    match.save(update_fields=["status", "finished_at", "updated_at"])
+    match.save(update_fields=["status", "claimed_by", "error", "finished_at", "updated_at"])
     _after_finish(match)
     return True
+
+
+def _reopen_tournament(tournament_id: int | None) -> None:
+    """A finished tournament with a match to play or record again runs until that match ends."""
+    if tournament_id is None:
+        return
+    tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
+    if tournament.status == TournamentStatus.FINISHED:
+        tournament.status = TournamentStatus.RUNNING
+        tournament.finished_at = None
+        tournament.save(update_fields=["status", "finished_at", "updated_at"])
 
 
 def _after_finish(match: Match) -> None:
@@ -231,7 +384,7 @@ def match_fail_attempt(*, match_id: int, token: str, error: str) -> str | None:
 
 
 def _release(match: Match, error: str) -> str:
-    match.error = error[:2000]
+    match.error = safe_text(error, 2000)
     match.claimed_by = ""
     if match.attempts >= match.max_attempts:
         match.status = MatchStatus.FAILED
@@ -266,19 +419,60 @@ def match_sweep_stuck(*, stale_after: timedelta | None = None) -> dict[str, int]
 
 
 def _resend_lost() -> int:
-    """Re-send queued matches nobody took for a long time (a broker that lost its queue)."""
+    """Re-send queued matches whose message a broker lost; return how many were sent.
+
+    A claimable match waiting longer than ``MATCH_RESEND_SECONDS`` may have lost its message
+    (a broker restarted without its data, a worker killed holding it). Only as many as its
+    queue lacks are sent again, oldest first: a queue holding at least one message per
+    claimable match is a backlog being worked through, and is left alone. A match sent again
+    waits the full time before it can be sent once more, so duplicates stay few, and a
+    duplicate delivery finds the match claimed and does nothing.
+    """
     cutoff = timezone.now() - timedelta(seconds=settings.MATCH_RESEND_SECONDS)
-    lost = (
-        Match.objects.filter(status=MatchStatus.QUEUED, updated_at__lt=cutoff)
-        .filter(Q(tournament__isnull=True) | ~Q(tournament__status="paused"))
-        .filter(Q(ladder__isnull=True) | ~Q(ladder__status=LadderStatus.PAUSED))
-    )
-    rows = list(lost.values_list("pk", "ladder_id")[:1000])
-    with transaction.atomic():
-        Match.objects.filter(pk__in=[pk for pk, _ in rows]).update(updated_at=timezone.now())
-        for match_id, ladder_id in rows:
-            match_enqueue(match=Match(pk=match_id, ladder_id=ladder_id))
-    return len(rows)
+    sent = 0
+    for kind, matches in (
+        (settings.TASK_QUEUE_KINDS["tournaments.run_match"], _claimable().filter(ladder=None)),
+        (
+            settings.TASK_QUEUE_KINDS["tournaments.run_ladder_match"],
+            _claimable().exclude(ladder=None),
+        ),
+    ):
+        waiting = matches.count()
+        if waiting == 0:
+            continue
+        missing = waiting - messages_waiting(f"{celery_app.conf.task_default_queue}.{kind}")
+        if missing <= 0:
+            continue
+        rows = list(
+            matches.filter(updated_at__lt=cutoff)
+            .order_by("updated_at", "pk")
+            .values_list("pk", "ladder_id")[: min(missing, RESEND_BATCH)]
+        )
+        with transaction.atomic():
+            Match.objects.filter(pk__in=[pk for pk, _ in rows]).update(updated_at=timezone.now())
+            for match_id, ladder_id in rows:
+                match_enqueue(match=Match(pk=match_id, ladder_id=ladder_id))
+        if rows:
+            log.warning(
+                "%s matches waited queued with %s messages missing from their queue; sent %s again",
+                waiting,
+                missing,
+                len(rows),
+            )
+        sent += len(rows)
+    return sent
+
+
+def messages_waiting(queue: str) -> int:
+    """Messages in the broker's queue, declared as the workers declare it (no-op if it exists)."""
+    with celery_app.connection_for_read() as conn:
+        # kombu's Queue.queue_declare answers the broker's (name, messages, consumers); its
+        # type stubs say a name.
+        _, count, _ = cast(
+            "tuple[str, int, int]",
+            celery_app.amqp.queues[queue](conn.default_channel).queue_declare(),
+        )
+    return count
 
 
 class Heartbeat:
@@ -318,33 +512,72 @@ def match_run(*, match_id: int, token: str | None = None) -> str:
     token = token or claim_token()
     if not match_claim(match_id=match_id, token=token):
         return "not-claimable"
-    try:
-        with Heartbeat(lambda: match_heartbeat(match_id=match_id, token=token)):
+    # The heartbeat goes on while the outcome is written, so the sweeper does not take a
+    # played match away while its final write is tried again.
+    with Heartbeat(lambda: match_heartbeat(match_id=match_id, token=token)):
+        try:
             outcome = match_play(match_id=match_id)
-    except Exception as exc:  # a platform failure: never blamed on a bot
-        log.exception("match %s failed on the platform side", match_id)
-        close_old_connections()
-        return match_fail_attempt(match_id=match_id, token=token, error=repr(exc)) or "lost-claim"
-    recorded = _record_with_retries(match_id=match_id, token=token, outcome=outcome)
-    return "recorded" if recorded else "lost-claim"
+        except Exception as exc:  # a platform failure: never blamed on a bot
+            log.exception("match %s failed on the platform side", match_id)
+            close_old_connections()
+            status = match_fail_attempt(match_id=match_id, token=token, error=repr(exc))
+            return status or "lost-claim"
+        played = PlayedMatch.from_outcome(match_id, outcome)
+        return _record_with_retries(match_id=match_id, token=token, played=played)
 
 
-def _record_with_retries(*, match_id: int, token: str, outcome: MatchOutcome) -> bool:
+def match_record_outcome(*, match_id: int, token: str, played: PlayedMatch) -> bool:
+    """Record a played match, first writer wins (``_write_outcome``); a detail the database
+    refuses is dropped, never the outcome.
+
+    A dropped connection (``OperationalError``, ``InterfaceError``) is left to the caller to
+    try again. Any other refusal (a value the database will not store, whatever a bot sent)
+    is not the outcome's fault: the outcome is written again with each fault's sample
+    replaced by a note.
+    """
+    try:
+        return _write_outcome(match_id=match_id, token=token, played=played)
+    except (OperationalError, InterfaceError):
+        raise
+    except (DatabaseError, UnicodeError) as exc:
+        log.warning(
+            "match %s: the database refused a detail (%s); recording it without fault samples",
+            match_id,
+            safe_text(repr(exc), 500),
+        )
+        return _write_outcome(match_id=match_id, token=token, played=played.without_samples())
+
+
+def _record_with_retries(*, match_id: int, token: str, played: PlayedMatch) -> str:
     """Record a played match, trying again on a fresh connection after a transient error.
 
-    The write is conditional on the claim token, so a try after one that did commit changes
-    nothing and a played match is not thrown away for a dropped connection.
+    The write is first-writer-wins, so a try after one that did commit changes nothing. When
+    every try fails the outcome goes to the ``record_outcome`` task, which tries again until
+    the database is back; only an outcome the database refuses even without its samples (a
+    platform fault) gives the match back to be played again.
     """
-    for tries in range(1, RECORD_TRIES):
+    from tournaments.tasks import record_outcome
+
+    tries = settings.MATCH_RECORD_TRIES
+    for attempt in range(1, tries + 1):
         try:
-            return match_record_outcome(match_id=match_id, token=token, outcome=outcome)
+            recorded = match_record_outcome(match_id=match_id, token=token, played=played)
+            return "recorded" if recorded else "match-ended"
         except (OperationalError, InterfaceError) as exc:
             log.warning(
-                "recording match %s failed (try %s), trying again: %s", match_id, tries, exc
+                "recording match %s failed (try %s of %s): %s", match_id, attempt, tries, exc
             )
             connection.close()
-            time.sleep(RECORD_BACKOFF_SECONDS * 2 ** (tries - 1))
-    return match_record_outcome(match_id=match_id, token=token, outcome=outcome)
+            if attempt < tries:
+                time.sleep(settings.MATCH_RECORD_BACKOFF_SECONDS * 2 ** (attempt - 1))
+        except (DatabaseError, UnicodeError) as exc:
+            log.exception("match %s: the database refused its outcome", match_id)
+            connection.close()
+            status = match_fail_attempt(match_id=match_id, token=token, error=repr(exc))
+            return status or "lost-claim"
+    log.error("match %s: the database is away; its outcome goes to record_outcome", match_id)
+    record_outcome.delay(match_id, token, played.to_message())
+    return "handed-off"
 
 
 @transaction.atomic
@@ -381,12 +614,7 @@ def match_retry(*, match: Match) -> Match:
             "updated_at",
         ]
     )
-    tournament = match.tournament
-    if tournament is not None and tournament.status == TournamentStatus.FINISHED:
-        # The tournament has a match to play again: it runs until that match ends.
-        tournament.status = TournamentStatus.RUNNING
-        tournament.finished_at = None
-        tournament.save(update_fields=["status", "finished_at", "updated_at"])
+    _reopen_tournament(match.tournament_id)
     match_enqueue(match=match)
     return match
 

@@ -30,6 +30,7 @@ from django.db import connection, transaction
 from django.db.models import Exists, F, Field, Max, Model, OuterRef, Q
 from django.utils import timezone
 
+from arena.faults import safe_text
 from arena.match import rating_ranks
 from tournaments.formats import DuplicateResult, duplicate_differences
 from tournaments.models import (
@@ -717,7 +718,9 @@ def ratings_recompute_job(*, recompute_id: int) -> str:
             done = ratings_recompute(progress=progress)
     except Exception as exc:
         mine.update(
-            status=RecomputeStatus.FAILED, error=repr(exc)[:2000], finished_at=timezone.now()
+            status=RecomputeStatus.FAILED,
+            error=safe_text(repr(exc), 2000),
+            finished_at=timezone.now(),
         )
         raise
     mine.update(

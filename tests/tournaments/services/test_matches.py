@@ -10,6 +10,7 @@ from django.utils import timezone
 from engine import verify_replay
 from tournaments.models import Match, MatchSeat, MatchStatus, Replay, SeatFault, Tournament
 from tournaments.services.matches import (
+    PlayedMatch,
     claim_token,
     match_claim,
     match_create,
@@ -64,12 +65,12 @@ def test_writing_again_after_a_committed_write_changes_nothing(queued):
     # A try after a commit whose answer was lost with the connection finds the outcome stored.
     token = claim_token()
     assert match_claim(match_id=queued.pk, token=token)
-    outcome = match_play(match_id=queued.pk)
-    assert match_record_outcome(match_id=queued.pk, token=token, outcome=outcome) is True
+    played = PlayedMatch.from_outcome(queued.pk, match_play(match_id=queued.pk))
+    assert match_record_outcome(match_id=queued.pk, token=token, played=played) is True
     before = list(MatchSeat.objects.filter(match=queued).values_list("score", "faults"))
     faults = SeatFault.objects.filter(seat__match=queued).count()
-    assert match_record_outcome(match_id=queued.pk, token=token, outcome=outcome) is True
-    assert match_record_outcome(match_id=queued.pk, token=claim_token(), outcome=outcome) is False
+    assert match_record_outcome(match_id=queued.pk, token=token, played=played) is True
+    assert match_record_outcome(match_id=queued.pk, token=claim_token(), played=played) is False
     assert Replay.objects.filter(match=queued).count() == 1
     assert SeatFault.objects.filter(seat__match=queued).count() == faults
     assert list(MatchSeat.objects.filter(match=queued).values_list("score", "faults")) == before
@@ -77,18 +78,43 @@ def test_writing_again_after_a_committed_write_changes_nothing(queued):
     assert queued.status == MatchStatus.FINISHED
 
 
-def test_a_worker_that_lost_its_claim_cannot_record(queued):
+def _swept(match: Match) -> None:
+    Match.objects.filter(pk=match.pk).update(heartbeat_at=timezone.now() - timedelta(hours=1))
+    match_sweep_stuck(stale_after=timedelta(seconds=30))
+
+
+def test_a_late_outcome_of_a_swept_attempt_is_recorded_once(queued):
     token = claim_token()
     assert match_claim(match_id=queued.pk, token=token)
-    outcome = match_play(match_id=queued.pk)
-    Match.objects.filter(pk=queued.pk).update(heartbeat_at=timezone.now() - timedelta(hours=1))
-    assert match_sweep_stuck(stale_after=timedelta(seconds=30))["requeued"] == 1
+    played = PlayedMatch.from_outcome(queued.pk, match_play(match_id=queued.pk))
+    _swept(queued)
     assert not match_heartbeat(match_id=queued.pk, token=token)
-    assert match_record_outcome(match_id=queued.pk, token=token, outcome=outcome) is False
     queued.refresh_from_db()
     assert queued.status == MatchStatus.QUEUED
-    assert not Replay.objects.filter(match=queued).exists()
-    assert match_run(match_id=queued.pk) == "recorded"
+    assert match_record_outcome(match_id=queued.pk, token=token, played=played) is True
+    queued.refresh_from_db()
+    assert queued.status == MatchStatus.FINISHED and queued.error == ""
+    assert match_run(match_id=queued.pk) == "not-claimable"
+    assert Replay.objects.filter(match=queued).count() == 1
+    scores = [s.score for s in played.seats]
+    assert list(MatchSeat.objects.filter(match=queued).values_list("score", flat=True)) == scores
+
+
+def test_the_first_of_two_outcomes_is_kept_and_the_second_changes_nothing(queued):
+    first = claim_token()
+    assert match_claim(match_id=queued.pk, token=first)
+    played = PlayedMatch.from_outcome(queued.pk, match_play(match_id=queued.pk))
+    _swept(queued)
+    second = claim_token()
+    assert match_claim(match_id=queued.pk, token=second)  # played again by another worker
+    assert match_record_outcome(match_id=queued.pk, token=first, played=played) is True
+    assert not match_heartbeat(match_id=queued.pk, token=second)
+    again = PlayedMatch.from_outcome(queued.pk, match_play(match_id=queued.pk))
+    assert match_record_outcome(match_id=queued.pk, token=second, played=again) is False
+    queued.refresh_from_db()
+    assert queued.status == MatchStatus.FINISHED and queued.claimed_by == first
+    assert queued.attempts == 2
+    assert Replay.objects.filter(match=queued).count() == 1
 
 
 def test_a_platform_failure_is_retried_then_marked_failed_and_not_blamed_on_bots(queued):

@@ -1,0 +1,101 @@
+"""Request bodies sent with Transfer-Encoding: chunked, through a real gunicorn."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.contrib.auth.models import User
+
+from tests.tournaments.workers import database_url
+
+ROOT = Path(__file__).resolve().parent.parent
+LIMIT = 2048
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(
+        settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"),
+        reason="the server process needs the test's database: set DATABASE_URL (./run test "
+        "does when PostgreSQL answers on 127.0.0.1)",
+    ),
+]
+
+
+@pytest.fixture
+def server() -> Iterator[int]:
+    """gunicorn serving the app on the test database; yields its port."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+    port = listener.getsockname()[1]
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url(),
+        "MAX_REQUEST_BYTES": str(LIMIT),
+        "CELERY_QUEUE": f"test-{uuid.uuid4().hex[:10]}",
+    }
+    command = [sys.executable, "-m", "gunicorn", "config.wsgi", "--workers", "1"]
+    command += ["--bind", f"fd://{listener.fileno()}", "--log-level", "warning"]
+    process = subprocess.Popen(
+        command, cwd=ROOT, env=env, pass_fds=[listener.fileno()], start_new_session=True
+    )
+    listener.close()  # gunicorn holds its own copy
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert process.poll() is None, "gunicorn exited at start"
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+                conn.request("GET", "/api/health/")
+                conn.getresponse().read()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "gunicorn did not answer in 120 s"
+                time.sleep(0.2)
+        yield port
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
+
+
+def _post_chunked(port: int, path: str, body: bytes) -> tuple[int, dict]:
+    """POST ``body`` in chunks of 100 bytes with no Content-Length."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    chunks = (body[i : i + 100] for i in range(0, len(body), 100))
+    conn.request(
+        "POST",
+        path,
+        body=chunks,
+        headers={"Content-Type": "application/json"},
+        encode_chunked=True,
+    )
+    response = conn.getresponse()
+    return response.status, json.loads(response.read())
+
+
+def test_a_chunked_body_is_read(server):
+    body = json.dumps({"username": "chunky", "password": "a-long-test-passphrase-42"}).encode()
+    status, answer = _post_chunked(server, "/api/auth/signup/", body)
+    assert status == 201, answer
+    assert answer["username"] == "chunky"
+    assert User.objects.filter(username="chunky").exists()
+
+
+def test_a_chunked_body_over_the_size_limit_is_refused_with_413(server):
+    body = json.dumps({"username": "big", "password": "x" * (LIMIT * 2)}).encode()
+    status, answer = _post_chunked(server, "/api/auth/signup/", body)
+    assert status == 413, answer
+    assert answer["error"]["code"] == "payload_too_large"
+    assert not User.objects.filter(username="big").exists()

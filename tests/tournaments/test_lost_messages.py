@@ -1,0 +1,84 @@
+"""Queued matches whose broker message was lost are sent again within minutes, and only as
+many as their queue lacks: a backlog being worked through is not sent twice (real Redis)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.conf import settings
+from django.utils import timezone
+
+from tests.tournaments.workers import broker_queue, purge_queue, queue_length, wait_for
+from tournaments.models import Match, MatchStatus
+from tournaments.services.matches import match_create, match_sweep_stuck
+from tournaments.tasks import run_match
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(
+        not settings.REDIS_URL or settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"),
+        reason="needs PostgreSQL and Redis: set DATABASE_URL and REDIS_URL (./run test does "
+        "when they answer on 127.0.0.1)",
+    ),
+]
+
+
+@pytest.fixture
+def queue_matches(playing_bots, short_variant, queue):
+    """Queue ``n`` matches on the test's private queues."""
+    bots = playing_bots(4)
+
+    def make(n: int) -> list[Match]:
+        return [
+            match_create(
+                variant_id=short_variant.pk,
+                bot_ids=[b.pk for b in bots],
+                seed=100 + i,
+                time_limit_ms=500,
+            )
+            for i in range(n)
+        ]
+
+    return make
+
+
+def _queued_for(matches: list[Match], age: timedelta) -> None:
+    """Make the matches look queued for ``age``."""
+    Match.objects.filter(pk__in=[m.pk for m in matches]).update(updated_at=timezone.now() - age)
+
+
+def test_a_backlog_with_all_its_messages_is_not_sent_again(queue_matches):
+    backlog = queue_matches(3)
+    matches_queue = broker_queue("matches")
+    assert queue_length(matches_queue) == 3
+    _queued_for(backlog, timedelta(hours=1))
+    assert match_sweep_stuck()["resent"] == 0
+    assert queue_length(matches_queue) == 3
+
+
+def test_only_the_messages_a_queue_lacks_are_sent_again_once(queue_matches):
+    backlog = queue_matches(3)
+    matches_queue = broker_queue("matches")
+    purge_queue(matches_queue)  # the broker lost every message
+    run_match.delay(backlog[0].pk)  # one of them was sent again by hand
+    _queued_for(backlog, timedelta(minutes=2))
+    assert match_sweep_stuck()["resent"] == 2
+    assert queue_length(matches_queue) == 3
+    # Each waits the full time before it can be sent again, and nothing is missing now.
+    _queued_for(backlog, timedelta(hours=1))
+    assert match_sweep_stuck()["resent"] == 0
+    assert queue_length(matches_queue) == 3
+
+
+def test_a_match_whose_message_was_lost_is_played_within_minutes(queue_matches, start_worker):
+    (match,) = queue_matches(1)
+    purge_queue(broker_queue("matches"))  # lost before any worker took it
+    _queued_for([match], timedelta(minutes=2))
+    start_worker("rescuer", concurrency=1)
+    start_worker("beat", beat=True, env={"SWEEP_SECONDS": "2"})
+    wait_for(
+        lambda: Match.objects.filter(pk=match.pk, status=MatchStatus.FINISHED).exists(),
+        240,
+        "the lost match to be sent again and played",
+    )
