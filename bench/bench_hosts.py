@@ -68,7 +68,7 @@ from engine.variant import Variant as EngineVariant  # noqa: E402
 
 NETWORK = ipaddress.IPv4Network("10.200.0.0/16")
 PREFIX = "ohhb"  # names of this script's namespaces and interfaces
-QUEUE = "bench-hosts"
+QUEUE = NAME = "bench-hosts"  # the queue, and the start of every name the bench gives
 STALE_SECONDS = 15  # MATCH_STALE_SECONDS on the hosts: the smallest the settings allow
 TABLE = 4
 BOTS = 16
@@ -436,13 +436,14 @@ def hub_database_url(url: str, hub: str, port: int) -> str:
 
 def ensure_database(url: str) -> None:
     import psycopg
+    from psycopg import sql
 
     parts = urlsplit(url)
     name = parts.path.lstrip("/")
     admin = urlunsplit((parts.scheme, parts.netloc, "/postgres", "", ""))
     with psycopg.connect(admin, autocommit=True) as conn:
         if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone() is None:
-            conn.execute(f'CREATE DATABASE "{name}"')
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
 
 
 class Queries:
@@ -531,6 +532,23 @@ def prepare_cast(hub: str, bot_port: int) -> Cast:
         )
         bot_ids.append(bot.pk)
     return Cast(organiser, variant, bot_ids)
+
+
+def cancel_leftovers() -> int:
+    """Cancel the tournaments an interrupted run left going, and their queued matches.
+
+    Otherwise the sweeper sends their matches again (MATCH_RESEND_SECONDS) and this run's
+    workers play them in the middle of a measurement.
+    """
+    from tournaments.models import Tournament, TournamentStatus
+    from tournaments.services.tournaments import tournament_cancel
+
+    left = Tournament.objects.filter(name__startswith=NAME).exclude(
+        status__in=[TournamentStatus.FINISHED, TournamentStatus.CANCELLED]
+    )
+    for tournament in left:
+        tournament_cancel(tournament=tournament)
+    return len(left)
 
 
 def start_tournament(cast: Cast, name: str, format: str, rounds: int) -> int:
@@ -650,13 +668,14 @@ def throughput(
     stamp = time.strftime("%H%M%S")
     for r in range(args.rounds):
         for n in rotation(counts, r):
-            label = f"bench-hosts {stamp} round {r + 1} {n} host(s)"
+            label = f"{NAME} {stamp} round {r + 1} {n} host(s)"
             arm = play_arm(all_hosts[:n], cast, services, queries, label, rr_rounds)
             arms[n].append(arm)
             print(
                 f"round {r + 1}, {n} host(s): {arm.matches} matches in {arm.seconds:.1f} s = "
                 f"{arm.rate:.2f}/s; by host {dict(sorted(arm.per_host.items()))}; "
-                f"worker CPU {arm.cpu_s / arm.matches * 1000:.0f} ms/match",
+                f"worker CPU {arm.cpu_s / arm.matches * 1000:.0f} ms/match; "
+                f"machine load average {os.getloadavg()[0]:.1f}",
                 flush=True,
             )
     return arms
@@ -938,7 +957,7 @@ def cut_run(
     try:
         wait_ready(all_hosts)
         tournament_id = start_tournament(
-            cast, f"bench-hosts {time.strftime('%H%M%S')} cut", "duplicate", args.cut_rounds
+            cast, f"{NAME} {time.strftime('%H%M%S')} cut", "duplicate", args.cut_rounds
         )
         note(f"duplicate tournament {tournament_id} started: {args.cut_rounds} round(s)")
 
@@ -1070,6 +1089,8 @@ def main() -> None:
         queries = Queries()
         connection.execute_wrappers.append(queries)
         cast = prepare_cast(hub, services.bot_port)
+        if cancelled := cancel_leftovers():
+            print(f"cancelled {cancelled} tournament(s) an interrupted run left going")
         beat = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "config", "beat", "-s", str(tmp / "beat"),
              "--loglevel", "WARNING"],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import shutil
 import signal
 import socket
@@ -168,7 +169,9 @@ class RedisServer:
 
 
 def _free_private_port() -> int:
-    for port in PRIVATE_REDIS_PORTS:
+    # In random order: a port freed while its server is killed for an outage test is not the
+    # first one another test run on this machine would take.
+    for port in random.sample(PRIVATE_REDIS_PORTS, len(PRIVATE_REDIS_PORTS)):
         with socket.socket() as s:
             try:
                 s.bind(("127.0.0.1", port))

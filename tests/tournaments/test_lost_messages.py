@@ -76,7 +76,7 @@ def test_a_match_whose_message_was_lost_is_played_within_minutes(queue_matches, 
     purge_queue(broker_queue("matches"))  # lost before any worker took it
     _queued_for([match], timedelta(minutes=2))
     start_worker("rescuer", concurrency=1)
-    start_worker("beat", beat=True)
+    start_worker("beat", beat=True, env={"SWEEP_SECONDS": "2"})
     wait_for(
         lambda: Match.objects.filter(pk=match.pk, status=MatchStatus.FINISHED).exists(),
         240,

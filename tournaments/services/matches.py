@@ -452,6 +452,13 @@ def _resend_lost() -> int:
             Match.objects.filter(pk__in=[pk for pk, _ in rows]).update(updated_at=timezone.now())
             for match_id, ladder_id in rows:
                 match_enqueue(match=Match(pk=match_id, ladder_id=ladder_id))
+        if rows:
+            log.warning(
+                "%s matches waited queued with %s messages missing from their queue; sent %s again",
+                waiting,
+                missing,
+                len(rows),
+            )
         sent += len(rows)
     return sent
 
