@@ -30,6 +30,11 @@ from engine.observation import observe
 from engine.scoring import shared_ranks
 from engine.variant import Bidding, Variant
 
+# Read once per decision or more: on Python 3.11 a member read off its Enum class costs several
+# times a module name's read, so the per-decision path reads these names instead.
+_BID, _PLAY = MessageType.BID, MessageType.PLAY
+_BIDDING, _OVER = Phase.BID, Phase.OVER
+
 
 class Seat(Protocol):
     """Something that answers protocol messages for one seat."""
@@ -170,6 +175,7 @@ class MatchRunner:
         self.limits = limits
         self.match_id = match_id
         self.stats = [SeatStats() for _ in seats]
+        self.time_limits = {kind: limits.time_limit_for(kind) for kind in (_BID, _PLAY)}
         # One record per bid and card, for the replay: where, how long, and any fallback.
         self.decisions: list[dict[str, Any]] = []
 
@@ -177,15 +183,14 @@ class MatchRunner:
         """Play the match to the end and return its outcome."""
         started = time.perf_counter()
         game = self.game
-        while not game.is_over:
-            if game.phase is Phase.BID and game.variant.bidding is Bidding.CLOSED:
+        closed = game.variant.bidding is Bidding.CLOSED
+        while (phase := game.phase) is not _OVER:
+            if phase is _BIDDING and closed:
                 await self._closed_bidding()
-            elif game.phase is Phase.BID:
-                game.bid(await self._decide(game.acting_seat, MessageType.BID, game.legal_bids()))
+            elif phase is _BIDDING:
+                game.bid(await self._decide(game.acting_seat, _BID, game.legal_bids()))
             else:
-                game.play(
-                    await self._decide(game.acting_seat, MessageType.PLAY, game.legal_cards())
-                )
+                game.play(await self._decide(game.acting_seat, _PLAY, game.legal_cards()))
         await self._send_results()
         return self._outcome(time.perf_counter() - started)
 
@@ -194,9 +199,7 @@ class MatchRunner:
         game = self.game
         order = [(game.acting_seat + i) % game.players for i in range(game.players)]
         legal = game.legal_bids()  # without the hook, the same for every seat
-        bids = await asyncio.gather(
-            *(self._decide(s, MessageType.BID, legal, to_act=s) for s in order)
-        )
+        bids = await asyncio.gather(*(self._decide(s, _BID, legal, to_act=s) for s in order))
         for bid in bids:
             game.bid(bid)
 
@@ -204,11 +207,11 @@ class MatchRunner:
         self, seat: int, kind: MessageType, legal: Sequence[Any], to_act: int | None = None
     ) -> Any:
         stats = self.stats[seat]
-        fallback = fallback_bid if kind is MessageType.BID else fallback_card
+        bidding = kind is _BID
         game = self.game
         record: dict[str, Any] = {
-            "deal": game.deal_number,
-            "trick": len(game.deals[-1].winners) + 1 if kind is MessageType.PLAY else None,
+            "deal": len(game.deals),
+            "trick": None if bidding else len(game.deals[-1].winners) + 1,
             "seat": seat,
             "type": str(kind),
             "latency_ms": None,
@@ -218,9 +221,9 @@ class MatchRunner:
         self.decisions.append(record)
         if stats.disqualified:
             record.update(fallback=True, fault="disqualified")
-            return fallback(legal)
-        time_limit_ms = self.limits.time_limit_for(kind)
-        observation = observe(self.game, seat)
+            return fallback_bid(legal) if bidding else fallback_card(legal)
+        time_limit_ms = self.time_limits[kind]
+        observation = observe(game, seat)
         if to_act is not None:
             observation["to_act"] = to_act
         message = decision_message(
@@ -231,9 +234,7 @@ class MatchRunner:
             answer, latency_ms = await self.seats[seat].call(message, time_limit_ms)
             record["latency_ms"] = round(latency_ms, 1)
             stats.record_latency(latency_ms)
-            if kind is MessageType.BID:
-                return parse_bid(answer, legal)
-            return parse_card(answer, legal)
+            return parse_bid(answer, legal) if bidding else parse_card(answer, legal)
         except BotFault as fault:
             if fault.latency_ms is None:
                 fault.latency_ms = latency_ms
@@ -241,7 +242,7 @@ class MatchRunner:
             record.update(fallback=True, fault=str(fault.kind))
             if fault.latency_ms is not None:
                 record["latency_ms"] = round(fault.latency_ms, 1)
-            return fallback(legal)
+            return fallback_bid(legal) if bidding else fallback_card(legal)
 
     async def _send_results(self) -> None:
         """Tell every seat still in how the match ended; answers and faults are ignored."""

@@ -173,13 +173,23 @@ class BotClient:
             time_limit_ms = self.limits.time_limit_for(str(message.get("type", "")))
         body = encode_message(message)
         url = _endpoint_url(endpoint)
+        deadline_s = self.limits.deadline_s(time_limit_ms)
         # Waiting for a free connection slot happens before the bot's clock starts.
         async with slots:
             headers = sign_headers(secret, body)
             started = time.perf_counter()
             try:
-                async with asyncio.timeout(self.limits.deadline_s(time_limit_ms)):
-                    status, raw = await self._exchange(session, url, headers, body, started)
+                async with (
+                    asyncio.timeout(deadline_s),
+                    session.post(url, data=body, headers=headers, allow_redirects=False) as resp,
+                ):
+                    try:
+                        _check_status(resp, started)
+                        raw = await self._read_capped(resp, started)
+                    except BaseException:
+                        # Never hand a half-read or misbehaving connection back to the pool.
+                        resp.close()
+                        raise
             except TimeoutError:
                 raise BotTimeout(
                     f"no complete answer within {time_limit_ms} ms plus "
@@ -189,37 +199,27 @@ class BotClient:
             except aiohttp.ClientError as exc:
                 raise _connection_fault(exc, _elapsed_ms(started)) from None
         latency_ms = _elapsed_ms(started)
-        return CallResult(decode_answer(raw, latency_ms), latency_ms, status)
+        return CallResult(decode_answer(raw, latency_ms), latency_ms, resp.status)
 
-    async def _exchange(
-        self,
-        session: aiohttp.ClientSession,
-        url: URL,
-        headers: dict[str, str],
-        body: bytes,
-        started: float,
-    ) -> tuple[int, bytes]:
-        async with session.post(url, data=body, headers=headers, allow_redirects=False) as resp:
-            try:
-                _check_status(resp, started)
-                raw = await self._read_capped(resp, started)
-            except BaseException:
-                # Never hand a half-read or misbehaving connection back to the pool.
-                resp.close()
-                raise
-            return resp.status, raw
-
-    async def _read_capped(self, response: aiohttp.ClientResponse, started: float) -> bytes:
+    def _read_capped(
+        self, response: aiohttp.ClientResponse, started: float
+    ) -> Coroutine[Any, Any, bytes]:
+        """Read the answer's body, refusing one over the cap (declared or as it arrives)."""
         cap = self.limits.max_response_bytes
         length = response.content_length
-        if length is not None:
-            if length > cap:
-                raise BotOversizeError(
-                    f"the answer declares {length} bytes, over the {cap} byte limit",
-                    latency_ms=_elapsed_ms(started),
-                )
-            # aiohttp reads no more than Content-Length, so the whole body fits the cap.
-            return await response.read()
+        if length is None:
+            return self._read_undeclared(response, cap, started)
+        if length > cap:
+            raise BotOversizeError(
+                f"the answer declares {length} bytes, over the {cap} byte limit",
+                latency_ms=_elapsed_ms(started),
+            )
+        # aiohttp reads no more than Content-Length, so the whole body fits the cap.
+        return response.read()
+
+    async def _read_undeclared(
+        self, response: aiohttp.ClientResponse, cap: int, started: float
+    ) -> bytes:
         chunks = bytearray()
         while chunk := await response.content.readany():
             chunks += chunk

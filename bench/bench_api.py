@@ -41,6 +41,8 @@ BASE_ENV = {
     "ALLOWED_HOSTS": "127.0.0.1,localhost,testserver",
     "LOG_LEVEL": "warning",
     "DJANGO_SETTINGS_MODULE": "config.settings",
+    # No broker here: the measured requests queue nothing, and DEBUG off needs one or this.
+    "CELERY_EAGER": "1",
 }
 
 

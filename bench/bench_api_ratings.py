@@ -12,10 +12,13 @@ with the keep-alive load generator of ``bench_api.py``, each in paired rounds ag
 anchor GET /api/health/ on the same server (``bench_api.paired``: medians and the spread of
 the endpoint/anchor ratio), the leaderboard with its page cache on and off. Also counts SQL
 queries per request in-process (Django test client, same database) at two page sizes, and
-``--explain`` prints EXPLAIN ANALYZE of every query each endpoint runs.
+``--explain`` prints EXPLAIN ANALYZE of every query each endpoint runs. ``--cpu`` instead
+measures the CPU time a request costs in-process (the test client: no network, no server),
+each endpoint paired with the anchor, every leaderboard page read from the database.
 
     .venv/bin/python bench/bench_api_ratings.py [--seconds 3] [--rounds 5] [--connections 4]
         [--keep] [--bots 10000] [--matches 1000000] [--explain] [--only ratings]
+        [--cpu [--requests 200]]
 
 Loading takes a few minutes; the data is kept with ``--keep`` and a later run reuses it when
 the database already holds the same amounts (it is migrated first, so a new index applies).
@@ -252,6 +255,54 @@ def count_queries(paths: dict[str, Callable], explain: bool) -> dict[str, list[i
     return out
 
 
+def cpu_per_request(paths: dict[str, Callable], rounds: int, requests: int) -> None:
+    """CPU time of the serving process per request, in-process (the Django test client, no
+    network, no gunicorn): each endpoint against the anchor in paired rounds (ABBA order),
+    every leaderboard page read from the database. Prints medians and the ratio's spread.
+    """
+    import statistics
+
+    from django.test import Client, override_settings
+
+    client, rng = Client(HTTP_HOST="127.0.0.1"), random.Random(11)
+
+    def per_request(make: Callable[[], str]) -> float:
+        started = time.process_time()
+        for _ in range(requests):
+            response = client.get(make())
+            assert response.status_code == 200, response.content
+        return (time.process_time() - started) / requests * 1000
+
+    print(
+        f"\nCPU ms per request in-process, {rounds} paired rounds of {requests} requests"
+        f" against {bench_api.ANCHOR} (ABBA order), no page cache; page_size 50"
+    )
+    print("| endpoint | anchor CPU ms | endpoint CPU ms | ratio (median) | ratio min-max |")
+    print("|---|---|---|---|---|")
+    with override_settings(LEADERBOARD_CACHE_SECONDS=0):
+        for label, make in paths.items():
+
+            def anchor() -> str:
+                return bench_api.ANCHOR
+
+            def endpoint(make: Callable = make) -> str:
+                return make(rng, 50)
+
+            per_request(anchor), per_request(endpoint)  # warm-up of both
+            pairs = []
+            for r in range(rounds):
+                order = [anchor, endpoint] if r % 2 == 0 else [endpoint, anchor]
+                times = {f: per_request(f) for f in order}
+                pairs.append((times[anchor], times[endpoint]))
+            ratios = [a / e for a, e in pairs]  # as throughput: anchor time / endpoint time
+            print(
+                f"| {label} | {statistics.median(a for a, _ in pairs):.2f} |"
+                f" {statistics.median(e for _, e in pairs):.2f} | {statistics.median(ratios):.3f}x"
+                f" | {min(ratios):.3f}-{max(ratios):.3f} |",
+                flush=True,
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="per measurement")
@@ -262,6 +313,10 @@ def main() -> None:
     parser.add_argument("--explain", action="store_true", help="EXPLAIN ANALYZE every query")
     parser.add_argument("--only", default="", help="only endpoints whose label contains this")
     parser.add_argument("--keep", action="store_true", help="keep the bench database")
+    parser.add_argument(
+        "--cpu", action="store_true", help="only CPU per request in-process, no server"
+    )
+    parser.add_argument("--requests", type=int, default=200, help="per round, with --cpu")
     args = parser.parse_args()
 
     prepare(args.bots, args.matches)
@@ -270,6 +325,16 @@ def main() -> None:
     print("\nSQL queries per request (page_size 10 / 200; a first request: no cached page):")
     for label, counts in count_queries(paths, args.explain).items():
         print(f"  {label:26} " + " / ".join(map(str, counts)))
+    if args.cpu:
+        cpu_per_request(paths, args.rounds, args.requests)
+    else:
+        serve_and_measure(paths, args)
+    if not args.keep:
+        speed.drop_database()
+
+
+def serve_and_measure(paths: dict[str, Callable], args: argparse.Namespace) -> None:
+    """Throughput and latency through gunicorn, each endpoint paired with the anchor."""
     from django.db import connections
 
     connections.close_all()
@@ -297,8 +362,6 @@ def main() -> None:
             server.terminate()
             server.wait(timeout=10)
     print(f"\nload average (1, 5, 15 min) after the run: {os.getloadavg()}")
-    if not args.keep:
-        speed.drop_database()
 
 
 if __name__ == "__main__":

@@ -10,7 +10,9 @@ the median of the per-round figures and their spread (lowest to highest).
     (MatchRunner, HttpSeats, one BotClient) against the anchor: a bare aiohttp keep-alive
     session of its own posting the very same request bodies, already encoded, one after
     another, reading each answer and decoding it with orjson (the cheapest fair way to call a
-    bot with aiohttp, so the most favourable to the anchor).
+    bot with aiohttp, so the most favourable to the anchor). Wall time is the headline; the
+    CPU time of the calling process (user and system) is shown beside it, as it is less
+    disturbed by other work on a shared machine.
 (b) concurrency: bots that answer after 20 ms; matches per second of one worker process, one
     match at a time against 50 in flight, each match handed to the process's WorkerLoop from
     a thread of its own, as a Celery worker's threads do; peak RSS of that process.
@@ -307,6 +309,7 @@ def bench_overhead(url: str, rounds: int, matches: int) -> dict[str, Any]:
             for r in range(rounds):
                 row = {}
                 for side in order[r % 3 :] + order[: r % 3]:
+                    cpu = time.process_time()
                     if side == "raw":
                         n, wall = await _raw_round(session, url, bodies)
                     elif side == "typical":
@@ -314,6 +317,7 @@ def bench_overhead(url: str, rounds: int, matches: int) -> dict[str, Any]:
                     else:
                         n, wall = await _arena_round(client, url, seeds)
                     row[side] = wall * 1e6 / n
+                    row[f"{side}_cpu"] = (time.process_time() - cpu) * 1e6 / n
                 rows.append(row)
         return rows
 
@@ -322,8 +326,10 @@ def bench_overhead(url: str, rounds: int, matches: int) -> dict[str, Any]:
         "decisions": len(bodies),
         "body_bytes": statistics.mean(map(len, bodies)),
         **{f"{side}_us": [row[side] for row in rows] for side in order},
+        **{f"{side}_cpu_us": [row[f"{side}_cpu"] for row in rows] for side in order},
         "ratio": [row["arena"] / row["raw"] for row in rows],
         "ratio_typical": [row["arena"] / row["typical"] for row in rows],
+        "ratio_cpu": [row["arena_cpu"] / row["raw_cpu"] for row in rows],
     }
 
 
@@ -482,6 +488,10 @@ def main() -> None:
             print(f"    arena decision                       {spread(a['arena_us'])} us")
             print(f"    arena / raw pre-encoded (headline)   {spread(a['ratio'])} (target <= 1.20)")
             print(f"    arena / raw json= and .json()        {spread(a['ratio_typical'])}")
+            print("    CPU time of the calling process per decision (bots apart):")
+            print(f"    raw aiohttp, pre-encoded bodies      {spread(a['raw_cpu_us'])} us")
+            print(f"    arena decision                       {spread(a['arena_cpu_us'])} us")
+            print(f"    arena / raw pre-encoded              {spread(a['ratio_cpu'])}")
 
         if "b" in args.parts:
             b = _in_fresh_process(

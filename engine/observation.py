@@ -110,6 +110,7 @@ def _current_trick(deal: Any, played: list[str], n: int) -> dict[str, Any] | Non
 
 def _history(game: Game) -> list[dict[str, Any]]:
     return [
-        {"bids": list(d.bids), "tricks_won": list(d.tricks_won), "scores": list(d.scores)}
+        # [*x] copies a list as list(x) does, without looking up and calling ``list``.
+        {"bids": [*d.bids], "tricks_won": [*d.tricks_won], "scores": [*d.scores]}
         for d in game.deals[: game.finished_deals()]
     ]

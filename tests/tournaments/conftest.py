@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from config.celery_app import app as celery_app
 from tests.tournaments.workers import database_url
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -203,13 +202,15 @@ def short_variant(db):
 
 
 @pytest.fixture
-def queue() -> Iterator[str]:
-    """A private queue, so no other worker on this machine takes the test's tasks."""
+def queue(settings) -> str:
+    """A private queue, so no other worker on this machine takes the test's tasks.
+
+    Set as the Django setting, which the Celery app reads (config/celery_app.py), so the
+    routing of every task sent by the test follows it.
+    """
     name = f"test-{uuid.uuid4().hex[:10]}"
-    before = celery_app.conf.task_default_queue
-    celery_app.conf.task_default_queue = name
-    yield name
-    celery_app.conf.task_default_queue = before
+    settings.CELERY_TASK_DEFAULT_QUEUE = name
+    return name
 
 
 def _worker_env(queue: str, extra: dict[str, str] | None) -> dict[str, str]:
@@ -229,7 +230,10 @@ def start_worker(queue: str, tmp_path: Path) -> Iterator[Callable[..., subproces
     """Start Celery workers (and beat) on the test database and queues; stop them afterwards.
 
     A worker consumes all of the test's queues, as one started without -Q does, unless
-    ``queues`` names some: "" for control tasks, ".matches", ".ladder".
+    ``queues`` names some: "" for control tasks, ".matches", ".ladder". ``pool`` chooses the
+    execution pool ("prefork", Celery's default, or "threads"). ``as_deployed`` keeps gossip,
+    mingle and the worker heartbeat on, as the commands in docker/compose.yaml and the README
+    do; otherwise they are off, so a test's workers start faster.
     """
     processes: list[subprocess.Popen] = []
 
@@ -240,13 +244,17 @@ def start_worker(queue: str, tmp_path: Path) -> Iterator[Callable[..., subproces
         queues: Sequence[str] | None = None,
         env: dict[str, str] | None = None,
         beat: bool = False,
+        pool: str = "prefork",
+        as_deployed: bool = False,
     ) -> subprocess.Popen:
         command = [sys.executable, "-m", "celery", "-A", "config"]
         if beat:
             command += ["beat", "-s", str(tmp_path / f"beat-{name}"), "--loglevel", "WARNING"]
         else:
             command += ["worker", "-n", f"{name}-{queue}@%h", "-c", str(concurrency)]
-            command += ["--loglevel", "WARNING", "--without-gossip", "--without-mingle"]
+            command += ["--pool", pool, "--loglevel", "WARNING"]
+            if not as_deployed:
+                command += ["--without-gossip", "--without-mingle"]
             if queues is not None:
                 command += ["-Q", ",".join(f"{queue}{suffix}" for suffix in queues)]
         process = subprocess.Popen(

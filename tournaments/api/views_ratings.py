@@ -124,10 +124,11 @@ class LeaderboardView(generics.ListAPIView):
         bot_ids = self.paginate_queryset(leaderboard_bot_ids(**query.validated_data))
         paginator = self.paginator
         # The view's pagination is the page-number kind set in config/settings.py.
-        if bot_ids is None or not isinstance(paginator, PageNumberPagination) or not paginator.page:
+        if not isinstance(paginator, PageNumberPagination) or bot_ids is None:
             raise TypeError("the leaderboard needs page-number pagination")
         page = leaderboard_rows(variant=query.validated_data["variant"], bot_ids=bot_ids)
-        first = paginator.page.start_index()
+        # An empty page is falsy, so the page is compared with None: an empty board is a page.
+        first = paginator.page.start_index() if paginator.page is not None else 1
         for offset, rating in enumerate(page):
             rating.rank = first + offset
         response = self.get_paginated_response(LeaderboardRowOutput(page, many=True).data)

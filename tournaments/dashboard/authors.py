@@ -6,6 +6,7 @@ views only turn forms into service calls and refusals into errors beside the fie
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 from urllib.parse import urlsplit
@@ -56,6 +57,14 @@ def _throttle_wait(request: HttpRequest, scope: str) -> float | None:
     return throttle.wait() or 1.0
 
 
+def _over_write_limit(request: HttpRequest) -> HttpResponse | None:
+    """A plain 429 when a write from a button (no form to show again) is over the limit."""
+    wait = _throttle_wait(request, "writes")
+    if wait is None:
+        return None
+    return HttpResponse(f"Too many requests; try again in {wait:.0f} seconds.", status=429)
+
+
 def _too_many(form: Any, wait: float) -> None:
     form.add_error(None, f"Too many attempts from here; try again in {wait:.0f} seconds.")
 
@@ -74,28 +83,67 @@ def _next_url(request: HttpRequest) -> str:
     return reverse("dashboard:my-bots")
 
 
+def _submitted(
+    request: HttpRequest,
+    form: Any,
+    *,
+    scope: str,
+    act: Callable[[dict[str, Any]], HttpResponse],
+    template: str,
+    context: Callable[[], dict[str, Any]],
+) -> HttpResponse:
+    """The one way a page's form is sent: a GET shows it; a POST counts against the throttle
+    of ``scope`` (429), then a valid form is acted on (its response), and a refusal by the
+    service or the form shows the form again with its errors (400).
+    """
+
+    def page(status: int) -> HttpResponse:
+        return render(request, template, {"form": form, **context()}, status=status)
+
+    if request.method != "POST":
+        return page(200)
+    wait = _throttle_wait(request, scope)
+    if wait is not None:
+        _too_many(form, wait)
+        return page(429)
+    if form.is_valid():
+        try:
+            return act(form.cleaned_data)
+        except ApplicationError as error:
+            form.add_service_error(error)
+    return page(400)
+
+
+def _signing_page(
+    request: HttpRequest,
+    form: Any,
+    *,
+    act: Callable[[dict[str, Any]], HttpResponse],
+    template: str,
+) -> HttpResponse:
+    """Signing up or in: throttled as "auth", carrying where to go next."""
+    return _submitted(
+        request,
+        form,
+        scope="auth",
+        act=act,
+        template=template,
+        context=lambda: {"next": _next_param(request)},
+    )
+
+
 @never_cache
 @require_http_methods(["GET", "HEAD", "POST"])
 def sign_up(request: HttpRequest) -> HttpResponse:
     """Create an account, sign in with it and go to "My bots"."""
     form = SignUpForm(request.POST if request.method == "POST" else None)
-    status = 200
-    if request.method == "POST":
-        status = 400
-        wait = _throttle_wait(request, "auth")
-        if wait is not None:
-            _too_many(form, wait)
-            status = 429
-        elif form.is_valid():
-            try:
-                user, _token = user_sign_up(**form.cleaned_data)
-            except ApplicationError as error:
-                form.add_service_error(error)
-            else:
-                login(request, user)
-                return redirect(_next_url(request))
-    context = {"form": form, "next": _next_param(request)}
-    return render(request, "dashboard/sign_up.html", context, status=status)
+
+    def signed_up(data: dict[str, Any]) -> HttpResponse:
+        user, _token = user_sign_up(**data)
+        login(request, user)
+        return redirect(_next_url(request))
+
+    return _signing_page(request, form, act=signed_up, template="dashboard/sign_up.html")
 
 
 @never_cache
@@ -103,18 +151,12 @@ def sign_up(request: HttpRequest) -> HttpResponse:
 def sign_in(request: HttpRequest) -> HttpResponse:
     """Sign in with a username and password."""
     form = AuthenticationForm(request, data=request.POST if request.method == "POST" else None)
-    status = 200
-    if request.method == "POST":
-        status = 400
-        wait = _throttle_wait(request, "auth")
-        if wait is not None:
-            _too_many(form, wait)
-            status = 429
-        elif form.is_valid():
-            login(request, form.get_user())
-            return redirect(_next_url(request))
-    context = {"form": form, "next": _next_param(request)}
-    return render(request, "dashboard/sign_in.html", context, status=status)
+
+    def enter(data: dict[str, Any]) -> HttpResponse:
+        login(request, form.get_user())
+        return redirect(_next_url(request))
+
+    return _signing_page(request, form, act=enter, template="dashboard/sign_in.html")
 
 
 @require_POST
@@ -143,26 +185,22 @@ def _show_secret_once(request: HttpRequest, bot: Bot, secret: str) -> HttpRespon
 def my_bots(request: HttpRequest) -> HttpResponse:
     """List the user's bots; register a new one (its secret is shown on the next page, once)."""
     form = BotRegisterForm(request.POST if request.method == "POST" else None)
-    status = 200
-    if request.method == "POST":
-        status = 400
-        wait = _throttle_wait(request, "writes")
-        if wait is not None:
-            _too_many(form, wait)
-            status = 429
-        elif form.is_valid():
-            try:
-                bot, secret = bot_register(owner=signed_in(request.user), **form.cleaned_data)
-            except ApplicationError as error:
-                form.add_service_error(error)
-            else:
-                return _show_secret_once(request, bot, secret)
-    context = {
-        "form": form,
-        "bots": list(bots_of_owner(owner=request.user)),
-        "loopback_allowed": settings.BOT_ALLOW_LOOPBACK,
-    }
-    return render(request, "dashboard/my_bots.html", context, status=status)
+
+    def registered(data: dict[str, Any]) -> HttpResponse:
+        bot, secret = bot_register(owner=signed_in(request.user), **data)
+        return _show_secret_once(request, bot, secret)
+
+    return _submitted(
+        request,
+        form,
+        scope="writes",
+        act=registered,
+        template="dashboard/my_bots.html",
+        context=lambda: {
+            "bots": list(bots_of_owner(owner=request.user)),
+            "loopback_allowed": settings.BOT_ALLOW_LOOPBACK,
+        },
+    )
 
 
 def _starter_port(endpoint_url: str) -> int:
@@ -205,9 +243,8 @@ def my_bot(request: HttpRequest, bot_id: int) -> HttpResponse:
 def my_bot_rotate(request: HttpRequest, bot_id: int) -> HttpResponse:
     """Give the bot a new signing secret, shown once on its page."""
     bot = _owned_bot(request, bot_id)
-    wait = _throttle_wait(request, "writes")
-    if wait is not None:
-        return HttpResponse(f"Too many requests; try again in {wait:.0f} seconds.", status=429)
+    if refused := _over_write_limit(request):
+        return refused
     return _show_secret_once(request, bot, bot_rotate_secret(bot=bot))
 
 
@@ -216,9 +253,8 @@ def my_bot_rotate(request: HttpRequest, bot_id: int) -> HttpResponse:
 def my_bot_verify(request: HttpRequest, bot_id: int) -> HttpResponse:
     """Queue a ``hello`` check; the bot's page shows it pending, then its result."""
     bot = _owned_bot(request, bot_id)
-    wait = _throttle_wait(request, "writes")
-    if wait is not None:
-        return HttpResponse(f"Too many requests; try again in {wait:.0f} seconds.", status=429)
+    if refused := _over_write_limit(request):
+        return refused
     check = bot_verify_request(bot=bot)
     return redirect(f"{reverse('dashboard:my-bot', args=[bot.pk])}?check={check.pk}#verify")
 
@@ -228,9 +264,8 @@ def my_bot_verify(request: HttpRequest, bot_id: int) -> HttpResponse:
 def my_bot_ladder(request: HttpRequest, bot_id: int) -> HttpResponse:
     """Opt the bot into the always-on ladders, or out of them."""
     bot = _owned_bot(request, bot_id)
-    wait = _throttle_wait(request, "writes")
-    if wait is not None:
-        return HttpResponse(f"Too many requests; try again in {wait:.0f} seconds.", status=429)
+    if refused := _over_write_limit(request):
+        return refused
     form = LadderForm(request.POST)
     bot_set_ladder_opt_in(bot=bot, enabled=form.is_valid() and form.cleaned_data["enabled"])
     return redirect("dashboard:my-bot", bot_id=bot.pk)

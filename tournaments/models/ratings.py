@@ -84,7 +84,16 @@ class RatingHistory(models.Model):
             ),
         ]
         indexes = [
-            models.Index(fields=["bot", "variant", "sequence"], name="history_bot_variant_seq_idx"),
+            # A bot's history a page at a time: an index-only scan of the bot's rows, which lie
+            # together here while the table keeps them in the order they were rated.
+            models.Index(
+                fields=["bot", "variant", "sequence"],
+                include=[
+                    *("id", "match", "version", "at"),
+                    *("mu_before", "sigma_before", "mu_after", "sigma_after"),
+                ],
+                name="history_bot_page_idx",
+            ),
             models.Index(fields=["variant", "at"], name="history_variant_at_idx"),
             # A bot's ratings on a date: an index-only scan of its updates up to then.
             models.Index(fields=["bot", "at", "variant", "sequence"], name="history_bot_at_idx"),

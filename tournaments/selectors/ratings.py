@@ -59,11 +59,24 @@ def leaderboard_generation(*, variant: Variant) -> str:
     return latest.isoformat() if latest is not None else "empty"
 
 
+# What a history row shows, all in the index history_bot_page_idx, and its variant's name.
+HISTORY_COLUMNS = (
+    *("bot_id", "variant_id", "match_id", "version", "sequence", "at"),
+    *("mu_before", "sigma_before", "mu_after", "sigma_after", "variant__name"),
+)
+
+
 def rating_history(
     *, bot_id: int, variant: Variant | None = None, until: datetime | None = None
 ) -> QuerySet[RatingHistory]:
-    """Every update of a bot's rating (up to ``until`` when given), oldest first."""
-    rows = RatingHistory.objects.filter(bot_id=bot_id).select_related("variant")
+    """Every update of a bot's rating (up to ``until`` when given), oldest first.
+
+    Reads only the columns of ``history_bot_page_idx`` and the variant's name: a page is an
+    index-only scan, and no variant's options or parameters are decoded for every row.
+    """
+    rows = (
+        RatingHistory.objects.filter(bot_id=bot_id).select_related("variant").only(*HISTORY_COLUMNS)
+    )
     if variant is not None:
         rows = rows.filter(variant=variant)
     if until is not None:

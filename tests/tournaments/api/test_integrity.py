@@ -13,6 +13,7 @@ from django.utils import timezone
 from engine import Game, preset
 from engine.seeds import seed_matches, seed_sha256, seed_text
 from tests.conftest import client_for
+from tests.tournaments.api.support import draft_round_robin, started
 from tournaments.models import (
     BotHealthCheck,
     BotStatus,
@@ -23,7 +24,6 @@ from tournaments.models import (
     SeatFault,
 )
 from tournaments.seeds import deal_seed
-from tournaments.services.tournaments import tournament_create, tournament_generate
 
 LEAK = "Cannot connect to host 127.0.0.1:18298 http://10.1.2.3:18298/secret/path"
 
@@ -128,15 +128,7 @@ def test_the_match_page_checks_the_revealed_seed_and_re_deals_the_replay(
 
 def test_a_tournament_reveals_its_seed_once_it_has_ended(organiser, oh_hell, make_bot):
     bots = [make_bot(organiser, status=BotStatus.ACTIVE) for _ in range(3)]
-    tournament = tournament_create(
-        organiser=organiser,
-        name="sealed",
-        variant=oh_hell,
-        format="round_robin",
-        bot_ids=[b.pk for b in bots],
-        table_size=3,
-        seed=4242,
-    )
+    tournament = draft_round_robin(organiser, oh_hell, bots, name="sealed", table_size=3, seed=4242)
     client = client_for(organiser)
     body = client.get(f"/api/tournaments/{tournament.pk}/").json()
     assert body["seed"] is None and body["seed_sha256"] == seed_sha256(4242)
@@ -149,17 +141,10 @@ def test_fixture_deals_are_not_the_tournament_seeds_public_derivation(organiser,
     from tournaments.formats import round_robin
 
     bots = [make_bot(organiser, status=BotStatus.ACTIVE) for _ in range(3)]
-    tournament = tournament_create(
-        organiser=organiser,
-        name="known seed",
-        variant=oh_hell,
-        format="round_robin",
-        bot_ids=[b.pk for b in bots],
-        table_size=3,
-        seed=7,
+    tournament = draft_round_robin(
+        organiser, oh_hell, bots, name="known seed", table_size=3, seed=7
     )
-    client_for(organiser).post(f"/api/tournaments/{tournament.pk}/start/")
-    tournament_generate(tournament_id=tournament.pk)  # what the worker does next
+    started(client_for(organiser), tournament)
     public = {f.seed for f in round_robin(sorted(b.pk for b in bots), 3, 1, 7)}
     dealt = set(tournament.matches.values_list("seed", flat=True))
     assert dealt == {deal_seed(s) for s in public} and not dealt & public

@@ -84,3 +84,13 @@ def test_the_health_endpoint_answers_without_a_database_or_a_session(
     assert response.status_code == 200
     body = response.json()
     assert body["status"] == "ok" and body["version"]
+
+
+@pytest.mark.parametrize("provisional", ["true", "false"])
+def test_a_board_without_ratings_is_an_empty_page_not_an_error(
+    anonymous_client, oh_hell, provisional, settings
+):
+    settings.LEADERBOARD_CACHE_SECONDS = 0  # read from the database
+    response = anonymous_client.get(f"{BOARD}&include_provisional={provisional}")
+    assert response.status_code == 200, response.content
+    assert response.json()["count"] == 0 and response.json()["results"] == []

@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from tests.conftest import client_for
-from tests.tournaments.api.support import error_of
+from tests.tournaments.api.support import draft_round_robin, error_of, started
 from tournaments.models import (
     Bot,
     BotStatus,
@@ -48,17 +48,8 @@ def counts() -> tuple[int, int, int]:
 
 @pytest.fixture
 def tournament(organiser, oh_hell, active_bots):
-    from tournaments.services.tournaments import tournament_create
-
-    return tournament_create(
-        organiser=organiser,
-        name="club night",
-        variant=oh_hell,
-        format="round_robin",
-        bot_ids=[b.pk for b in active_bots],
-        table_size=3,
-        rounds=3,
-        seed=7,
+    return draft_round_robin(
+        organiser, oh_hell, active_bots, name="club night", table_size=3, rounds=3, seed=7
     )
 
 
@@ -284,15 +275,6 @@ class TestRead:
         assert len(many) == len(few)
 
 
-def started(client, tournament):
-    """Start through the API (202, starting), then make the fixtures as the queued task would."""
-    response = client.post(f"/api/tournaments/{tournament.pk}/start/")
-    assert response.status_code == 202, response.content
-    assert response.json()["status"] == TournamentStatus.STARTING
-    assert tournament_generate(tournament_id=tournament.pk) == "running"
-    return response
-
-
 class TestControl:
     @pytest.mark.parametrize("client_fixture", ["organiser_client", "staff_client"])
     def test_the_organiser_or_staff_start_it_and_its_matches_are_queued(
@@ -315,19 +297,11 @@ class TestControl:
     def test_a_big_round_robin_starts_at_once_and_a_worker_makes_its_fixtures(
         self, organiser, organiser_client, oh_hell, make_bot, owner
     ):
-        from tournaments.services.tournaments import tournament_create
-
         bots = [
             make_bot(owner, status=BotStatus.ACTIVE, accept_invitations=True) for _ in range(100)
         ]
-        big = tournament_create(
-            organiser=organiser,
-            name="big night",
-            variant=oh_hell,
-            format="round_robin",
-            bot_ids=[b.pk for b in bots],
-            table_size=4,
-            rounds=100,
+        big = draft_round_robin(
+            organiser, oh_hell, bots, name="big night", table_size=4, rounds=100
         )
         response = organiser_client.post(f"/api/tournaments/{big.pk}/start/")
         assert response.status_code == 202, response.content

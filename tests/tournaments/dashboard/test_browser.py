@@ -375,3 +375,10 @@ def test_a_replay_file_from_ohhell_is_loaded_into_the_viewer(page, world, tmp_pa
     page.wait_for_function("document.getElementById('replay-file').files.length")
     page.locator("#replay-file-note.alert").wait_for()
     shoot(page, "match-loaded-file")
+
+
+def test_the_ranking_study_chart_is_drawn_with_the_shared_chart_set_up(page, world):
+    page.goto("/variants/")
+    page.locator("figure[data-study-chart].drawn").wait_for()
+    assert page.locator("figure[data-study-chart] canvas").count() == 1
+    assert page.evaluate("typeof window.OhHellCharts.plot") == "function"

@@ -231,17 +231,16 @@ def test_a_ladder_group_is_rated_as_one_once_every_rotation_has_ended(
 def test_in_process_tasks_never_chain_ladder_top_ups(
     ladder, ladder_bots, django_capture_on_commit_callbacks
 ):
-    from config.celery_app import app
+    from django.test import override_settings
 
     ladder_bots(3)
     (newcomer,) = ladder_bots(1, ladder_opt_in=False)
-    before = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    try:
-        with django_capture_on_commit_callbacks() as callbacks:
-            bot_set_ladder_opt_in(bot=newcomer, enabled=True)
-    finally:
-        app.conf.task_always_eager = before
+    # The Celery app reads its settings from Django's (config/celery_app.py).
+    with (
+        override_settings(CELERY_TASK_ALWAYS_EAGER=True),
+        django_capture_on_commit_callbacks() as callbacks,
+    ):
+        bot_set_ladder_opt_in(bot=newcomer, enabled=True)
     # Run eagerly, a top-up would play its matches and each would top up again, without end.
     assert callbacks == []
     with django_capture_on_commit_callbacks() as callbacks:

@@ -163,18 +163,18 @@ def test_a_check_of_another_bot_is_not_found(scripted, owner):
 def test_a_registered_bot_is_verified_with_hello_once_the_registration_commits(
     owner, scripted_bot_server, loopback_allowed, django_capture_on_commit_callbacks
 ):
-    from config.celery_app import app as celery_app
+    from django.test import override_settings
+
     from tournaments.services.bots import bot_register
 
-    eager = celery_app.conf.task_always_eager
-    celery_app.conf.task_always_eager = True  # run the queued task here, as on embedded defaults
-    try:
-        with django_capture_on_commit_callbacks(execute=True) as callbacks:
-            bot, _secret = bot_register(
-                owner=owner, name="fresh-bot", endpoint_url=f"{scripted_bot_server}/ok"
-            )
-    finally:
-        celery_app.conf.task_always_eager = eager
+    # Run the queued task here, as with CELERY_EAGER=1 (the Celery app reads Django's settings).
+    with (
+        override_settings(CELERY_TASK_ALWAYS_EAGER=True),
+        django_capture_on_commit_callbacks(execute=True) as callbacks,
+    ):
+        bot, _secret = bot_register(
+            owner=owner, name="fresh-bot", endpoint_url=f"{scripted_bot_server}/ok"
+        )
     assert len(callbacks) == 1
     bot.refresh_from_db()
     assert bot.status == BotStatus.ACTIVE

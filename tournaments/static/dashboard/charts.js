@@ -1,4 +1,5 @@
-/* Draw each <figure data-chart="id"> with uPlot from the JSON in <script id="id">. */
+/* Draw each <figure data-chart="id"> with uPlot from the JSON in <script id="id">.
+   The set-up every chart of the dashboard shares is window.OhHellCharts (study-chart.js too). */
 (function () {
   "use strict";
   var PALETTE = ["#2563eb", "#dc2626", "#059669", "#d97706", "#7c3aed", "#0891b2", "#db2777", "#4b5563",
@@ -18,23 +19,44 @@
     return [min - pad, max + pad];
   }
 
+  // One line a series of {x, series: [{label, values}]}, coloured from the palette in turn,
+  // its values shown to two places; ``extra`` adds options to every line.
+  function lines(data, palette, extra) {
+    return data.series.map(function (s, i) {
+      return Object.assign({
+        label: s.label,
+        stroke: palette[i % palette.length],
+        width: 2,
+        value: function (u, v) { return v == null ? "–" : v.toFixed(2); }
+      }, extra);
+    });
+  }
+
+  // Plot the data in the figure at its width (at least 280 px), follow the window's width,
+  // and mark the figure drawn.
+  function plot(figure, data, options, height) {
+    options.width = Math.max(figure.clientWidth, 280);
+    options.height = height;
+    var columns = [data.x].concat(data.series.map(function (s) { return s.values; }));
+    var chart = new uPlot(options, columns, figure);
+    var pending = null;
+    window.addEventListener("resize", function () {
+      clearTimeout(pending);
+      pending = setTimeout(function () {
+        chart.setSize({ width: Math.max(figure.clientWidth, 280), height: height });
+      }, 100);
+    });
+    figure.classList.add("drawn");
+  }
+
+  window.OhHellCharts = { lines: lines, plot: plot };
+
   function draw(figure) {
     var data = JSON.parse(document.getElementById(figure.dataset.chart).textContent);
     var few = data.x.length < 60;
-    var series = [{ label: "after match at", value: formatTime }];
-    data.series.forEach(function (s, i) {
-      series.push({
-        label: s.label,
-        stroke: PALETTE[i % PALETTE.length],
-        width: 2,
-        spanGaps: true,
-        points: { show: few },
-        value: function (u, v) { return v == null ? "–" : v.toFixed(2); }
-      });
-    });
-    var options = {
-      width: Math.max(figure.clientWidth, 280),
-      height: HEIGHT,
+    var series = [{ label: "after match at", value: formatTime }].concat(
+      lines(data, PALETTE, { spanGaps: true, points: { show: few } }));
+    plot(figure, data, {
       series: series,
       scales: { x: { time: true, auto: false, range: timeRange(data.x) } },
       axes: [{}, { label: figure.dataset.yLabel, size: 60 }],
@@ -45,17 +67,7 @@
           if (key === "x") figure.dataset.xRange = u.scales.x.min + "," + u.scales.x.max;
         }]
       }
-    };
-    var columns = [data.x].concat(data.series.map(function (s) { return s.values; }));
-    var plot = new uPlot(options, columns, figure);
-    var pending = null;
-    window.addEventListener("resize", function () {
-      clearTimeout(pending);
-      pending = setTimeout(function () {
-        plot.setSize({ width: Math.max(figure.clientWidth, 280), height: HEIGHT });
-      }, 100);
-    });
-    figure.classList.add("drawn");
+    }, HEIGHT);
   }
 
   document.querySelectorAll("figure[data-chart]").forEach(draw);
