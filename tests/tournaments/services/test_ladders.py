@@ -243,7 +243,10 @@ def test_in_process_tasks_never_chain_ladder_top_ups(
         bot_set_ladder_opt_in(bot=newcomer, enabled=True)
     # Run eagerly, a top-up would play its matches and each would top up again, without end.
     assert callbacks == []
-    with django_capture_on_commit_callbacks() as callbacks:
+    with (
+        override_settings(CELERY_TASK_ALWAYS_EAGER=False),
+        django_capture_on_commit_callbacks() as callbacks,
+    ):
         bot_set_ladder_opt_in(bot=newcomer, enabled=False)
         bot_set_ladder_opt_in(bot=newcomer, enabled=True)
     assert len(callbacks) == 1  # on real workers, opting in tops the ladders up
