@@ -39,7 +39,14 @@ def test_rate_equals_the_package_on_random_tables_with_ties(table, draw):
     before, ranks = table
     params = RatingParams(draw_probability=draw)
     env = _package(params)
-    expected = env.rate([(env.create_rating(mu, sigma),) for mu, sigma in before], ranks=ranks)
+    try:
+        expected = env.rate([(env.create_rating(mu, sigma),) for mu, sigma in before], ranks=ranks)
+    except ValueError:
+        # Ties with no draw margin between near-equal ratings: the package cannot rate them,
+        # and neither does this implementation.
+        with pytest.raises(ValueError):
+            rate(params, before, ranks)
+        return
     got = rate(params, before, ranks)
     for (mu, sigma), (want,) in zip(got, expected, strict=True):
         assert mu == pytest.approx(want.mu, rel=1e-9, abs=1e-9)
