@@ -14,11 +14,10 @@ import threading
 import time
 
 import pytest
-from django.conf import settings
 from django.db import connection
 
 from config.celery_app import app as celery_app
-from tests.tournaments.workers import wait_for
+from tests.tournaments.workers import needs_postgres_and_redis, wait_for
 from tournaments.models import Match, MatchStatus, Replay
 from tournaments.services.matches import match_create
 from tournaments.tasks import run_match
@@ -26,11 +25,7 @@ from tournaments.tasks import run_match
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(
-        not settings.REDIS_URL or settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"),
-        reason="needs PostgreSQL and Redis: set DATABASE_URL and REDIS_URL (./run test does "
-        "when they answer on 127.0.0.1)",
-    ),
+    needs_postgres_and_redis,
 ]
 
 OUTAGE_SECONDS = 8

@@ -18,11 +18,10 @@ import time
 from collections import Counter
 
 import pytest
-from django.conf import settings
 from django.utils import timezone
 
 from tests.tournaments.services.rating_world import assert_live_equals_recompute
-from tests.tournaments.workers import drop_database_connections, wait_for
+from tests.tournaments.workers import drop_database_connections, needs_postgres_and_redis, wait_for
 from tournaments.models import (
     Bot,
     Ladder,
@@ -40,11 +39,7 @@ from tournaments.services.tournaments import tournament_create
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(
-        not settings.REDIS_URL or settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"),
-        reason="needs PostgreSQL and Redis: set DATABASE_URL and REDIS_URL (./run test does "
-        "when they answer on 127.0.0.1)",
-    ),
+    needs_postgres_and_redis,
 ]
 
 SWISS_ROUNDS = 4

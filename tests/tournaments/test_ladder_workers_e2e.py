@@ -10,10 +10,9 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from django.conf import settings
 
 from tests.conftest import client_for
-from tests.tournaments.workers import wait_for
+from tests.tournaments.workers import needs_postgres_and_redis, wait_for
 from tournaments.models import (
     Bot,
     BotHealthCheck,
@@ -30,11 +29,7 @@ from tournaments.services.matches import match_create
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(
-        not settings.REDIS_URL or settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"),
-        reason="needs PostgreSQL and Redis: set DATABASE_URL and REDIS_URL (./run test does "
-        "when they answer on 127.0.0.1)",
-    ),
+    needs_postgres_and_redis,
 ]
 
 

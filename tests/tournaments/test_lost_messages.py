@@ -6,21 +6,22 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from django.conf import settings
 from django.utils import timezone
 
-from tests.tournaments.workers import broker_queue, purge_queue, queue_length, wait_for
+from tests.tournaments.workers import (
+    broker_queue,
+    needs_postgres_and_redis,
+    purge_queue,
+    queue_length,
+    wait_for,
+)
 from tournaments.models import Match, MatchStatus
 from tournaments.services.matches import match_create, match_sweep_stuck
 from tournaments.tasks import run_match
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(
-        not settings.REDIS_URL or settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"),
-        reason="needs PostgreSQL and Redis: set DATABASE_URL and REDIS_URL (./run test does "
-        "when they answer on 127.0.0.1)",
-    ),
+    needs_postgres_and_redis,
 ]
 
 

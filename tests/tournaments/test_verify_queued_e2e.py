@@ -13,20 +13,15 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from django.conf import settings
 
 from tests.conftest import client_for
-from tests.tournaments.workers import wait_for
+from tests.tournaments.workers import needs_postgres_and_redis, wait_for
 from tournaments.models import BotStatus
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(
-        not settings.REDIS_URL or settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"),
-        reason="needs PostgreSQL and Redis: set DATABASE_URL and REDIS_URL (./run test does "
-        "when they answer on 127.0.0.1)",
-    ),
+    needs_postgres_and_redis,
 ]
 
 

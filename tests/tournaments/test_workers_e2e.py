@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from tests.tournaments.workers import database_url, wait_for
+from tests.tournaments.workers import database_url, needs_postgres_and_redis, wait_for
 from tournaments.models import Match, MatchSeat, MatchStatus, Rating, RatingHistory, Replay
 from tournaments.services.matches import match_create, match_sweep_stuck
 from tournaments.services.ratings import ratings_apply_pending, ratings_recompute
@@ -31,11 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(
-        not settings.REDIS_URL or settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"),
-        reason="needs PostgreSQL and Redis: set DATABASE_URL and REDIS_URL (./run test does "
-        "when they answer on 127.0.0.1)",
-    ),
+    needs_postgres_and_redis,
 ]
 
 

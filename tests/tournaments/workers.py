@@ -5,8 +5,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+import pytest
 from django.conf import settings
 from django.db import connection
+
+# Tests with real workers, a broker and concurrent connections run on PostgreSQL and Redis only.
+needs_postgres_and_redis = pytest.mark.skipif(
+    not settings.REDIS_URL or settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"),
+    reason="needs PostgreSQL and Redis: set DATABASE_URL and REDIS_URL (./run test does "
+    "when they answer on 127.0.0.1)",
+)
 
 
 def database_url() -> str:
