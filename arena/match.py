@@ -25,6 +25,7 @@ from arena.protocol import (
     parse_card,
     result_message,
 )
+from arena.transport import CallResult
 from engine.game import Game, Phase
 from engine.observation import observe
 from engine.scoring import shared_ranks
@@ -41,8 +42,8 @@ class Seat(Protocol):
 
     label: str
 
-    async def call(self, message: dict[str, Any], time_limit_ms: int) -> tuple[Any, float]:
-        """Answer ``message``: return (parsed JSON answer, latency in ms) or raise BotFault."""
+    async def call(self, message: dict[str, Any], time_limit_ms: int) -> CallResult:
+        """Answer ``message`` with the parsed JSON answer and its latency, or raise BotFault."""
         ...
 
 
@@ -231,9 +232,11 @@ class MatchRunner:
         )
         latency_ms: float | None = None
         try:
-            answer, latency_ms = await self.seats[seat].call(message, time_limit_ms)
+            result = await self.seats[seat].call(message, time_limit_ms)
+            latency_ms = result.latency_ms
             record["latency_ms"] = round(latency_ms, 1)
             stats.record_latency(latency_ms)
+            answer = result.data
             return parse_bid(answer, legal) if bidding else parse_card(answer, legal)
         except BotFault as fault:
             if fault.latency_ms is None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.protocol import MessageType
-from arena.transport import BotClient
+from arena.transport import BotClient, CallResult
 
 
 @dataclass
@@ -19,12 +19,11 @@ class HttpSeat:
     secret: str
     label: str = "bot"
 
-    async def call(self, message: dict[str, Any], time_limit_ms: int) -> tuple[Any, float]:
+    async def call(self, message: dict[str, Any], time_limit_ms: int) -> CallResult:
         """Send ``message`` to the bot; faults come up as BotFault."""
-        result = await self.client.call(
+        return await self.client.call(
             self.endpoint, self.secret, message, time_limit_ms=time_limit_ms
         )
-        return result.data, result.latency_ms
 
 
 @dataclass
@@ -34,7 +33,7 @@ class LocalSeat:
     player: Any
     label: str = "local"
 
-    async def call(self, message: dict[str, Any], time_limit_ms: int) -> tuple[Any, float]:
+    async def call(self, message: dict[str, Any], time_limit_ms: int) -> CallResult:
         """Answer like a well-behaved bot would."""
         started = time.perf_counter()
         kind = message["type"]
@@ -44,4 +43,4 @@ class LocalSeat:
             answer = {"card": self.player.play(message, tuple(message["legal"]))}
         else:
             answer = {}
-        return answer, (time.perf_counter() - started) * 1000
+        return CallResult(answer, (time.perf_counter() - started) * 1000)
