@@ -28,6 +28,7 @@ from tournaments.models import (
     TournamentEntry,
     TournamentStatus,
     Variant,
+    VoidedDeal,
     signed_in,
 )
 from tournaments.selectors.ratings import recompute_state
@@ -364,6 +365,16 @@ class SeatInline(admin.TabularInline):
         return False
 
 
+class VoidedDealInline(admin.TabularInline):
+    model = VoidedDeal
+    extra = 0
+    can_delete = False
+    fields = readonly_fields = ("voided_at", "reason", "seed")
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
 @admin.register(Match)
 class MatchAdmin(admin.ModelAdmin):
     list_display = [
@@ -397,7 +408,7 @@ class MatchAdmin(admin.ModelAdmin):
         "duration",
     ]
     raw_id_fields = ["tournament", "ladder"]
-    inlines = [SeatInline]
+    inlines = [SeatInline, VoidedDealInline]
     actions = ["retry_failed_matches"]
 
     @admin.action(description="Retry the selected failed matches (attempts reset)")

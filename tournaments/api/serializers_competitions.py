@@ -20,6 +20,7 @@ from tournaments.models import (
     TournamentFormat,
     TournamentStatus,
     Variant,
+    VoidedDeal,
     sees_bot_privately,
     sees_platform_errors,
 )
@@ -304,15 +305,46 @@ class MatchOutput(serializers.ModelSerializer):
         ]
 
 
+class VoidedDealOutput(serializers.ModelSerializer):
+    """A deal voided with an attempt the platform gave up on; never played again, so its seed
+    is shown at once beside the commitment it had."""
+
+    seed_sha256 = serializers.SerializerMethodField(
+        help_text="the commitment published while this was the match's deal"
+    )
+
+    class Meta:
+        model = VoidedDeal
+        fields = ["seed_sha256", "seed", "reason", "voided_at"]
+        extra_kwargs = {
+            "seed": {"help_text": "the voided deal's seed; it matches seed_sha256"},
+            "reason": {"help_text": "why the attempt was given up on, in general terms"},
+        }
+
+    def get_seed_sha256(self, deal: VoidedDeal) -> str:
+        return seed_sha256(deal.seed)
+
+
 class MatchDetailOutput(MatchOutput):
     seats = SeatDetailOutput(many=True)
+    voided_deals = VoidedDealOutput(
+        many=True,
+        help_text="deals of attempts the platform gave up on, oldest first: the match was dealt "
+        "anew each time (a duplicate group's rotation keeps the group's deal)",
+    )
     error = serializers.SerializerMethodField(
         help_text="the platform's last error with this match (empty when none); staff only, "
         "null for everyone else, who see that it failed from its status"
     )
 
     class Meta(MatchOutput.Meta):
-        fields = [*MatchOutput.Meta.fields, "time_limit_ms", "error", "rating_sequence"]
+        fields = [
+            *MatchOutput.Meta.fields,
+            "time_limit_ms",
+            "error",
+            "rating_sequence",
+            "voided_deals",
+        ]
 
     @extend_schema_field(serializers.CharField(allow_null=True))
     def get_error(self, match: Match) -> str | None:

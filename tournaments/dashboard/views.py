@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.core.paginator import Page, Paginator
@@ -236,10 +238,34 @@ def _replay_data(match: Match) -> dict[str, Any] | None:
     return replay.data if replay else None
 
 
+@dataclass(frozen=True, slots=True)
+class VoidedDealShown:
+    """A voided deal as the fair-deal box shows it: its commitment and its seed, shown at once."""
+
+    commitment: str
+    seed: int
+    reason: str
+    voided_at: datetime
+
+
 def _fair_deal(match: Match, replay: dict[str, Any] | None) -> dict[str, Any]:
     """The deal's commitment, and once revealed, whether the seed matches it and re-deals the
-    replay (engine/seeds.py, engine/replay.py)."""
-    fair: dict[str, Any] = {"commitment": seed_sha256(match.seed), "revealed": False}
+    replay (engine/seeds.py, engine/replay.py); and the deals voided with attempts the platform
+    gave up on, each with its seed."""
+    voided = [
+        VoidedDealShown(
+            commitment=seed_sha256(deal.seed),
+            seed=deal.seed,
+            reason=deal.get_reason_display(),
+            voided_at=deal.voided_at,
+        )
+        for deal in match.voided_deals.all()
+    ]
+    fair: dict[str, Any] = {
+        "commitment": seed_sha256(match.seed),
+        "revealed": False,
+        "voided": voided,
+    }
     if not match_seed_revealed(match):
         return fair
     fair.update(

@@ -20,7 +20,15 @@ from tournaments.models.competitions import (
 )
 from tournaments.models.faults import FaultKind
 from tournaments.models.ladders import Ladder, LadderStatus
-from tournaments.models.matches import Match, MatchSeat, MatchStatus, Replay, SeatFault
+from tournaments.models.matches import (
+    Match,
+    MatchSeat,
+    MatchStatus,
+    Replay,
+    SeatFault,
+    VoidedDeal,
+    VoidReason,
+)
 from tournaments.models.ratings import Rating, RatingHistory, RatingRecompute, RecomputeStatus
 from tournaments.models.users import (
     ORGANISERS_GROUP,
@@ -56,6 +64,8 @@ __all__ = [
     "TournamentFormat",
     "TournamentStatus",
     "Variant",
+    "VoidReason",
+    "VoidedDeal",
     "is_organiser",
     "sees_bot_privately",
     "sees_platform_errors",

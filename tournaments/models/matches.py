@@ -1,8 +1,9 @@
-"""Matches (one game at one table), their seats, faults and replays."""
+"""Matches (one game at one table), their seats, faults, replays and voided deals."""
 
 from __future__ import annotations
 
 from django.db import models
+from django.utils import timezone
 
 from tournaments.models.faults import FaultKind
 from tournaments.seeds import new_seed
@@ -177,6 +178,42 @@ class SeatFault(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} x{self.count}"
+
+
+class VoidReason(models.TextChoices):
+    """Why an attempt's deal was voided: public and generic, never the platform's error text
+    (``Match.error``, shown to staff only)."""
+
+    WORKER_LOST = "worker_lost", "worker stopped"
+    PLATFORM_ERROR = "platform_error", "platform error"
+
+
+class VoidedDeal(models.Model):
+    """A deal a match was given for an attempt the platform gave up on.
+
+    The bots saw part of it, so the match is dealt anew (tournaments/services/matches.py,
+    ``_release``) and this deal is never played again: its seed is public at once, for anyone to
+    check against the commitment ``seed_sha256`` published while it was the match's deal.
+    """
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="voided_deals")
+    seed = models.BigIntegerField()
+    reason = models.CharField(max_length=32, choices=VoidReason.choices)
+    voided_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["match", "voided_at", "pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(seed__gte=0), name="voided_seed_not_negative"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(reason__in=VoidReason.values), name="voided_reason_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"deal voided from match {self.match_id} ({self.reason})"
 
 
 class Replay(models.Model):

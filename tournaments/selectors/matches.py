@@ -60,12 +60,13 @@ def tournament_fixtures(*, tournament: Tournament) -> QuerySet[Match]:
 
 
 def match_detail_list() -> QuerySet[Match]:
-    """Matches with each seat's bot and fault records, for showing one match in full."""
+    """Matches with each seat's bot and fault records, and their voided deals, for showing one
+    match in full."""
     seats = (
         MatchSeat.objects.select_related("bot").prefetch_related("fault_records").order_by("seat")
     )
     matches = Match.objects.select_related("variant", "tournament").prefetch_related(
-        Prefetch("seats", queryset=seats)
+        Prefetch("seats", queryset=seats), "voided_deals"
     )
     return _with_has_replay(matches)
 

@@ -11,6 +11,9 @@ and rated exactly once. A detail the database refuses (a fault sample) is replac
 never the outcome; a dropped connection is tried again while the heartbeat goes on; and when
 the database stays away longer than the tries, the outcome is handed to the
 ``tournaments.record_outcome`` task, which tries again until the database is back.
+
+An outcome counts only for the deal the match commits to now: a match given back is dealt anew
+(``_release``), and an outcome of its voided deal is refused.
 """
 
 from __future__ import annotations
@@ -56,9 +59,11 @@ from tournaments.models import (
     SeatFault,
     Tournament,
     TournamentStatus,
+    VoidedDeal,
+    VoidReason,
 )
 from tournaments.netpolicy import bot_limits, bot_network_policy
-from tournaments.seeds import deal_seed
+from tournaments.seeds import deal_seed, new_seed
 
 log = logging.getLogger(__name__)
 
@@ -198,6 +203,11 @@ class PlayedMatch:
     seats: tuple[SeatRecord, ...]
     replay: dict[str, Any]
 
+    @property
+    def seed(self) -> int:
+        """The seed this outcome was dealt from, as its replay says."""
+        return int(self.replay["seed"])
+
     @classmethod
     def from_outcome(cls, match_id: int, outcome: MatchOutcome) -> PlayedMatch:
         """The stored form of an outcome; every fault sample passes through ``safe_text``."""
@@ -278,6 +288,11 @@ def _write_outcome(*, match_id: int, token: str, played: PlayedMatch) -> bool:
     finished. Once finished, it keeps its outcome: a second one changes nothing (False), and a
     repeat of this attempt's own write, whose answer was lost with the connection, only sends
     the follow-up messages again (True).
+
+    Only an outcome of the match's current deal is written. A match given back was dealt anew
+    and its old seed revealed (``_release``), so a late outcome of the voided deal, perhaps
+    played on after its seed was public, is refused (False); a duplicate group's rotation keeps
+    its deal, so its late outcome still counts.
     """
     match = Match.objects.select_for_update().filter(pk=match_id).first()
     if match is None:
@@ -293,6 +308,9 @@ def _write_outcome(*, match_id: int, token: str, played: PlayedMatch) -> bool:
     seats = {s.seat: s for s in MatchSeat.objects.filter(match=match)}
     if played.match_id != match.pk or set(seats) != {s.seat for s in played.seats}:
         log.error("match %s: an outcome of another match was not recorded", match.pk)
+        return False
+    if played.seed != match.seed:
+        log.warning("match %s: an outcome of a voided deal was not recorded", match.pk)
         return False
     faults = []
     for result in played.seats:
@@ -380,19 +398,32 @@ def match_fail_attempt(*, match_id: int, token: str, error: str) -> str | None:
     match = Match.objects.select_for_update().filter(pk=match_id).first()
     if match is None or match.status != MatchStatus.RUNNING or match.claimed_by != token:
         return None
-    return _release(match, error)
+    return _release(match, error, VoidReason.PLATFORM_ERROR)
 
 
-def _release(match: Match, error: str) -> str:
+def _release(match: Match, error: str, reason: VoidReason) -> str:
+    """Give a locked running match back: queued for another attempt, or failed when out of them.
+
+    The attempt's bots may have seen part of its deal (their hands, the cards played), so the
+    match is dealt anew from the CSPRNG and the voided deal recorded; its seed is shown at once,
+    since it is never played again. This is the only place a match is dealt anew, whether or
+    not a bot had been called: a failed match keeps the fresh deal for a retry by staff.
+
+    A rotation of a duplicate group keeps its deal, which every rotation of the group plays
+    (tournaments/seeds.py): duplicate play is for trusted bots.
+    """
     match.error = safe_text(error, 2000)
     match.claimed_by = ""
+    if not match.duplicate_group:
+        VoidedDeal.objects.create(match=match, seed=match.seed, reason=reason)
+        match.seed = new_seed()
     if match.attempts >= match.max_attempts:
         match.status = MatchStatus.FAILED
         match.finished_at = timezone.now()
     else:
         match.status = MatchStatus.QUEUED
         match_enqueue(match=match)
-    match.save(update_fields=["status", "error", "claimed_by", "finished_at", "updated_at"])
+    match.save(update_fields=["status", "error", "claimed_by", "seed", "finished_at", "updated_at"])
     if match.status == MatchStatus.FAILED:
         _after_finish(match)
     return match.status
@@ -412,7 +443,9 @@ def match_sweep_stuck(*, stale_after: timedelta | None = None) -> dict[str, int]
                 .first()
             )
             if match is not None:
-                status = _release(match, "the worker stopped sending heartbeats")
+                status = _release(
+                    match, "the worker stopped sending heartbeats", VoidReason.WORKER_LOST
+                )
                 released["requeued" if status == MatchStatus.QUEUED else "failed"] += 1
     released["resent"] = _resend_lost()
     return released
@@ -583,7 +616,9 @@ def _record_with_retries(*, match_id: int, token: str, played: PlayedMatch) -> s
 
 @transaction.atomic
 def match_retry(*, match: Match) -> Match:
-    """Queue a failed match again with fresh attempts, once staff have dealt with the cause."""
+    """Queue a failed match again with fresh attempts, once staff have dealt with the cause.
+
+    It plays the deal it was given when its last attempt was given up on (``_release``)."""
     match = (
         Match.objects.select_for_update(of=("self",)).select_related("tournament").get(pk=match.pk)
     )

@@ -9,7 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from engine.seeds import seed_sha256
+from engine.seeds import seed_matches, seed_sha256
 from tests.tournaments.api.support import error_of
 from tournaments.errors import ApplicationError
 from tournaments.models import (
@@ -21,7 +21,12 @@ from tournaments.models import (
     SeatFault,
     Tournament,
 )
-from tournaments.services.matches import match_retry
+from tournaments.services.matches import (
+    claim_token,
+    match_claim,
+    match_fail_attempt,
+    match_retry,
+)
 
 
 @pytest.fixture
@@ -183,6 +188,26 @@ class TestDetail:
         download = client.get("/api/matches/", {"download": "csv"})
         assert download.status_code == 200 and download["Content-Type"].startswith("text/csv")
         assert "IntegrityError" not in download.content.decode()
+
+    def test_anyone_sees_a_voided_deal_with_its_seed_but_not_the_error(
+        self, anonymous_client, staff_client, seated
+    ):
+        match = seated()
+        published = seed_sha256(match.seed)
+        token = claim_token()
+        assert match_claim(match_id=match.pk, token=token)
+        error = "OperationalError('server closed the connection at db-7.internal')"
+        assert match_fail_attempt(match_id=match.pk, token=token, error=error) == "queued"
+        body = anonymous_client.get(f"/api/matches/{match.pk}/").json()
+        (voided,) = body["voided_deals"]
+        assert voided["seed_sha256"] == published != body["seed_sha256"]
+        assert seed_matches(voided["seed"], published)
+        assert voided["reason"] == "platform_error" and voided["voided_at"]
+        assert body["seed"] is None  # the new deal is still to be played
+        assert body["error"] is None
+        assert "db-7.internal" not in anonymous_client.get(f"/api/matches/{match.pk}/").text
+        staff = staff_client.get(f"/api/matches/{match.pk}/").json()
+        assert staff["error"] == error and staff["voided_deals"] == body["voided_deals"]
 
     @pytest.mark.parametrize("path", ["999999", "99999999999999999999999", "abc", "1.5"])
     def test_an_unknown_match_is_a_json_404(self, anonymous_client, path):

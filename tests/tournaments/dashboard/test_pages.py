@@ -11,6 +11,7 @@ from django.contrib.auth.models import User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from engine.seeds import seed_sha256
 from tests.tournaments.dashboard.world import World, make_bots, play_and_record, queue_match
 from tournaments.models import (
     BotHealthCheck,
@@ -22,7 +23,9 @@ from tournaments.models import (
     Tournament,
     TournamentStatus,
     Variant,
+    VoidedDeal,
 )
+from tournaments.services.matches import claim_token, match_claim, match_fail_attempt
 from tournaments.services.ratings import ratings_apply_pending
 
 pytestmark = pytest.mark.django_db
@@ -321,3 +324,19 @@ def test_a_matchs_platform_error_is_shown_to_staff_only(client, world, other_use
         assert '<span class="status status-failed">failed</span>' in page  # for everyone
         assert ("10.0.0.7" in page) is sees, viewer
         assert ("Last error" in page) is sees, viewer
+
+
+def test_the_fair_deal_box_shows_a_voided_deal_with_its_seed_but_not_the_error(client, world):
+    match = world.queued[0]
+    published = seed_sha256(match.seed)
+    token = claim_token()
+    assert match_claim(match_id=match.pk, token=token)
+    error = "OperationalError: could not connect to server at 10.0.0.7 port 5432"
+    assert match_fail_attempt(match_id=match.pk, token=token, error=error) == "queued"
+    voided = VoidedDeal.objects.get(match=match)
+    page = client.get(f"/matches/{match.pk}/").content.decode()
+    box = page[page.index('id="fair-deal"') :]
+    box = box[: box.index("</section>")]
+    assert published in box and f"<code>{voided.seed}</code>" in box
+    assert "platform error" in box
+    assert "10.0.0.7" not in page

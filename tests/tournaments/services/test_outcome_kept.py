@@ -149,7 +149,11 @@ def test_an_outcome_arriving_after_its_match_failed_finishes_it_and_its_tourname
         status="running",
         started_at=timezone.now(),
     )
-    Match.objects.filter(pk=queued_match.pk).update(tournament=tournament, max_attempts=1)
+    # A rotation of a duplicate group keeps its deal when given up on, so its late outcome
+    # counts; any other match is dealt anew and refuses it (services/test_matches.py).
+    Match.objects.filter(pk=queued_match.pk).update(
+        tournament=tournament, max_attempts=1, duplicate_group="g1"
+    )
     token = claim_token()
     assert match_claim(match_id=queued_match.pk, token=token)
     played = PlayedMatch.from_outcome(queued_match.pk, match_play(match_id=queued_match.pk))
@@ -213,8 +217,14 @@ def test_an_outcome_outlasting_the_tries_is_recorded_by_a_worker_once_the_databa
 ):
     settings.MATCH_RECORD_BACKOFF_SECONDS = 0.05
     bots = playing_bots(4)
+    # A rotation of a duplicate group: it keeps its deal when the sweeper gives it back below,
+    # so its late outcome still counts (any other match is dealt anew and refuses it).
     match = match_create(
-        variant_id=short_variant.pk, bot_ids=[b.pk for b in bots], seed=11, time_limit_ms=2000
+        variant_id=short_variant.pk,
+        bot_ids=[b.pk for b in bots],
+        seed=11,
+        time_limit_ms=2000,
+        duplicate_group="g1",
     )
 
     assert match_run(match_id=match.pk) == "handed-off"
