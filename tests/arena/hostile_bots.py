@@ -202,7 +202,8 @@ async def garbage(req: Received, writer: asyncio.StreamWriter) -> bool:
 DECK = [rank + suit for suit in "CDHS" for rank in "23456789TJQKA"]
 
 
-def _reply(writer: asyncio.StreamWriter, data: dict[str, Any]) -> bool:
+def reply_json(writer: asyncio.StreamWriter, data: dict[str, Any]) -> bool:
+    """Answer 200 with ``data`` as JSON and keep the connection open."""
     writer.write(http_response(json.dumps(data).encode()))
     return True
 
@@ -218,10 +219,10 @@ def _decision_bot(
         request = json.loads(req.body)
         kind = request.get("type")
         if kind == "bid" and bid is not None:
-            return _reply(writer, bid(request))
+            return reply_json(writer, bid(request))
         if kind == "play" and play is not None:
-            return _reply(writer, play(request))
-        return _reply(writer, polite_answer(request))
+            return reply_json(writer, play(request))
+        return reply_json(writer, polite_answer(request))
 
     return handler
 
@@ -408,7 +409,7 @@ class Outage:
         if (silent_s := self._silent_for(request)) > 0:
             await asyncio.sleep(silent_s)
             return False
-        return _reply(writer, polite_answer(request))
+        return reply_json(writer, polite_answer(request))
 
 
 class BotTable:
