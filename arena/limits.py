@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+from arena.protocol import MessageType
+
 
 @dataclass(frozen=True, slots=True)
 class Limits:
@@ -66,9 +68,9 @@ class Limits:
 
     def time_limit_for(self, message_type: str) -> int:
         """Return the time limit in ms the bot is told for a message of this type."""
-        if message_type == "bid":
+        if message_type == MessageType.BID:
             return self.time_limit_ms * self.bid_time_factor
-        if message_type == "hello":
+        if message_type == MessageType.HELLO:
             return self.hello_time_limit_ms
         return self.time_limit_ms
 

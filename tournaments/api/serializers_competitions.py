@@ -21,6 +21,7 @@ from tournaments.models import (
     TournamentStatus,
     Variant,
     sees_bot_privately,
+    sees_platform_errors,
 )
 from tournaments.models.competitions import rounds_help
 from tournaments.rating_math import is_provisional
@@ -305,9 +306,18 @@ class MatchOutput(serializers.ModelSerializer):
 
 class MatchDetailOutput(MatchOutput):
     seats = SeatDetailOutput(many=True)
+    error = serializers.SerializerMethodField(
+        help_text="the platform's last error with this match (empty when none); staff only, "
+        "null for everyone else, who see that it failed from its status"
+    )
 
     class Meta(MatchOutput.Meta):
         fields = [*MatchOutput.Meta.fields, "time_limit_ms", "error", "rating_sequence"]
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_error(self, match: Match) -> str | None:
+        request = self.context.get("request")
+        return match.error if request is not None and sees_platform_errors(request.user) else None
 
 
 class LeaderboardQuery(serializers.Serializer):

@@ -26,6 +26,7 @@ from tournaments.models import (
     TournamentStatus,
     Variant,
     sees_bot_privately,
+    sees_platform_errors,
 )
 from tournaments.rating_math import is_provisional, margin
 from tournaments.selectors import dashboard as reads
@@ -256,7 +257,8 @@ def _fair_deal(match: Match, replay: dict[str, Any] | None) -> dict[str, Any]:
 
 @require_safe
 def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
-    """Show a match: each seat's result and faults, and the replay viewer once it has finished."""
+    """Show a match: each seat's result and faults, the replay viewer once it has finished, and
+    to staff the platform's last error with it."""
     match = reads.match_with_seats(match_id=match_id)
     if match is None:
         raise Http404(f"No match {match_id}.")
@@ -266,6 +268,7 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     replay = _replay_data(match)
     context = {
         "match": match,
+        "error": match.error if sees_platform_errors(request.user) else "",
         "seats": seats,
         "replay": replay,
         "fair": _fair_deal(match, replay),

@@ -26,6 +26,7 @@ from tournaments.models.users import (
     ORGANISERS_GROUP,
     is_organiser,
     sees_bot_privately,
+    sees_platform_errors,
     signed_in,
 )
 from tournaments.models.variants import Variant
@@ -57,5 +58,6 @@ __all__ = [
     "Variant",
     "is_organiser",
     "sees_bot_privately",
+    "sees_platform_errors",
     "signed_in",
 ]

@@ -44,7 +44,7 @@ OPEN = (MatchStatus.QUEUED, MatchStatus.RUNNING)
 
 
 def ladders_top_up_soon() -> None:
-    """Send a top-up to the ladder queue once the current transaction commits.
+    """Send a top-up to the control queue once the current transaction commits.
 
     Not when tasks run in-process (eager, as in tests on SQLite): there a top-up would play
     its matches at once, each finished match topping up again, without end. Ladders run on

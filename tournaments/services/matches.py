@@ -424,9 +424,10 @@ def _resend_lost() -> int:
     A claimable match waiting longer than ``MATCH_RESEND_SECONDS`` may have lost its message
     (a broker restarted without its data, a worker killed holding it). Only as many as its
     queue lacks are sent again, oldest first: a queue holding at least one message per
-    claimable match is a backlog being worked through, and is left alone. A match sent again
-    waits the full time before it can be sent once more, so duplicates stay few, and a
-    duplicate delivery finds the match claimed and does nothing.
+    claimable match is a backlog being worked through, and is left alone (the match queues
+    hold match messages only; config/settings.py routes every other task to the control
+    queue). A match sent again waits the full time before it can be sent once more, so
+    duplicates stay few, and a duplicate delivery finds the match claimed and does nothing.
     """
     cutoff = timezone.now() - timedelta(seconds=settings.MATCH_RESEND_SECONDS)
     sent = 0

@@ -160,6 +160,30 @@ class TestDetail:
         ]
         assert body["seats"][0]["fault_records"] == []
 
+    @pytest.mark.parametrize(
+        ("viewer", "sees"),
+        [
+            ("anonymous_client", False),
+            ("owner_client", False),  # owns every bot at the table: still not the platform's
+            ("other_client", False),
+            ("staff_client", True),
+        ],
+    )
+    def test_a_platform_error_is_shown_to_staff_only(self, request, seated, viewer, sees):
+        error = 'IntegrityError: duplicate key value violates "match_seat" (note)=(internal)'
+        match = seated(status=MatchStatus.FAILED, error=error)
+        client = request.getfixturevalue(viewer)
+        response = client.get(f"/api/matches/{match.pk}/")
+        assert response.status_code == 200
+        body = response.json()
+        assert body["status"] == "failed"  # everyone sees that it failed
+        assert body["error"] == (error if sees else None)
+        # Nor do the lists and downloads of matches carry it, to anyone.
+        assert "IntegrityError" not in client.get("/api/matches/").content.decode()
+        download = client.get("/api/matches/", {"download": "csv"})
+        assert download.status_code == 200 and download["Content-Type"].startswith("text/csv")
+        assert "IntegrityError" not in download.content.decode()
+
     @pytest.mark.parametrize("path", ["999999", "99999999999999999999999", "abc", "1.5"])
     def test_an_unknown_match_is_a_json_404(self, anonymous_client, path):
         for suffix in ("", "replay/"):

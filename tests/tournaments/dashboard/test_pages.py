@@ -306,3 +306,18 @@ def test_seats_and_rounds_are_numbered_from_one_and_samples_shown_as_sent(client
     assert numbers == ["1", "2", "3", "4"]
     assert f"round {match.round + 1} of" in page
     assert "&lt;b&gt;&quot;bid&quot;: 2&lt;/b&gt;" in page and '<b>"bid"' not in page
+
+
+def test_a_matchs_platform_error_is_shown_to_staff_only(client, world, other_user, staff):
+    match = world.queued[0]
+    error = "OperationalError: could not connect to server at 10.0.0.7 port 5432"
+    Match.objects.filter(pk=match.pk).update(status=MatchStatus.FAILED, error=error)
+    owner = match.seats.select_related("bot__owner").first().bot.owner
+    for viewer, sees in ((None, False), (owner, False), (other_user, False), (staff, True)):
+        client.logout()
+        if viewer is not None:
+            client.force_login(viewer)
+        page = client.get(f"/matches/{match.pk}/").content.decode()
+        assert '<span class="status status-failed">failed</span>' in page  # for everyone
+        assert ("10.0.0.7" in page) is sees, viewer
+        assert ("Last error" in page) is sees, viewer
