@@ -31,6 +31,7 @@ from tournaments.models import (
     VoidedDeal,
     signed_in,
 )
+from tournaments.models.competitions import format_help
 from tournaments.selectors.ratings import recompute_state
 from tournaments.selectors.tournaments import CountedTournament, tournament_list
 from tournaments.services.bots import bot_disable, bot_enable, bot_verify_request
@@ -223,6 +224,11 @@ class EntryInline(admin.TabularInline):
 
 
 class TournamentForm(forms.ModelForm):
+    class Meta:
+        model = Tournament
+        fields = "__all__"
+        help_texts = {"format": format_help()}  # duplicate's deals come round again
+
     def clean_status(self) -> str:
         status = self.cleaned_data["status"]
         if status not in NOT_STARTED:

@@ -21,6 +21,7 @@ from tournaments.models import (
     SeatFault,
     Tournament,
 )
+from tournaments.models.competitions import DEALS
 from tournaments.services.tournaments import (
     tournament_advance,
     tournament_generate,
@@ -335,3 +336,8 @@ def test_a_draft_tournament_cannot_be_set_running_or_finished_in_the_admin(admin
         assert "Only draft or scheduled" in str(response.context["adminform"].form.errors)
         cup.refresh_from_db()
         assert cup.status == "draft"
+
+
+def test_the_tournament_form_says_duplicate_deals_come_round_again(admin_client):
+    body = admin_client.get(reverse("admin:tournaments_tournament_add")).content.decode()
+    assert DEALS["duplicate"] in body  # the admin shows help text as written

@@ -24,7 +24,8 @@ from tournaments.models import (
     sees_bot_privately,
     sees_platform_errors,
 )
-from tournaments.models.competitions import rounds_help
+from tournaments.models.competitions import format_help, rounds_help
+from tournaments.models.ladders import LADDER_DUPLICATE_HELP
 from tournaments.rating_math import is_provisional
 from tournaments.selectors.matches import match_seed_revealed
 from tournaments.services.tournaments import MAX_ENTRIES
@@ -79,7 +80,7 @@ class TournamentInput(serializers.Serializer):
     name = StrictCharField(max_length=100)
     description = StrictCharField(max_length=1000, required=False, allow_blank=True, default="")
     variant = VariantRefField()
-    format = serializers.ChoiceField(choices=TournamentFormat.choices)
+    format = serializers.ChoiceField(choices=TournamentFormat.choices, help_text=format_help())
     bots = serializers.ListField(
         child=StrictIntegerField(min_value=1, max_value=MAX_ID),
         min_length=1,
@@ -131,7 +132,10 @@ class TournamentOutput(serializers.ModelSerializer):
 
     class Meta:
         model = Tournament
-        extra_kwargs = {"rounds": {"help_text": rounds_help()}}
+        extra_kwargs = {
+            "rounds": {"help_text": rounds_help()},
+            "format": {"help_text": format_help()},
+        }
         fields = [
             "id",
             "name",
@@ -482,9 +486,7 @@ class LadderInput(serializers.Serializer):
     variant = VariantRefField()
     table_size = StrictIntegerField(min_value=3, max_value=8, default=4)
     time_limit_ms = StrictIntegerField(min_value=10, max_value=120_000, required=False)
-    duplicate = StrictBooleanField(
-        default=True, help_text="play each table's deals once per seat rotation, rated as one"
-    )
+    duplicate = StrictBooleanField(default=False, help_text=LADDER_DUPLICATE_HELP)
 
 
 class LadderOutput(serializers.ModelSerializer):

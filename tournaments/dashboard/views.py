@@ -30,6 +30,7 @@ from tournaments.models import (
     sees_bot_privately,
     sees_platform_errors,
 )
+from tournaments.models.competitions import DEALS
 from tournaments.rating_math import is_provisional, margin
 from tournaments.selectors import dashboard as reads
 from tournaments.selectors.bots import bot_health_checks
@@ -216,6 +217,7 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
         "winners": set(standings["winners"]) if standings["final"] else set(),
         "tie_for_first": standings["tie_for_first"],
         "ranking_rule": standings["ranking_rule"],
+        "deals_rule": DEALS[tournament.format],
         "page": page,
         "now": timezone.now(),
         "api_url": f"/api/tournaments/{tournament.pk}/",

@@ -87,9 +87,13 @@ def ladder_create(
     variant: Variant,
     table_size: int = 4,
     time_limit_ms: int | None = None,
-    duplicate: bool = True,
+    duplicate: bool = False,
 ) -> Ladder:
-    """Switch a variant's ladder on; 409 when the variant already has one."""
+    """Switch a variant's ladder on; 409 when the variant already has one.
+
+    Its tables are dealt independently unless ``duplicate`` (see ``Ladder``: only for bots
+    whose code is trusted, since duplicate groups replay the same deals).
+    """
     _check_table(variant, table_size)
     if Ladder.objects.filter(variant=variant).exists():
         raise ApplicationError(

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tournaments', '0016_history_page_index'),
+        ('tournaments', '0017_ladder_independent_deals'),
     ]
 
     operations = [
