@@ -19,6 +19,12 @@ def migrate(target: tuple[str, str]) -> None:
     executor.migrate([target])
 
 
+def migrate_to_latest() -> None:
+    """Apply every migration again, later ones included, for the tests that follow."""
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+
 def test_existing_ladders_stop_replaying_deals(presets):
     migrate(BEFORE)
     try:
@@ -31,7 +37,8 @@ def test_existing_ladders_stop_replaying_deals(presets):
         for name in ("oh-hell", "blackout"):
             old_ladder.objects.create(variant_id=Variant.objects.get(name=name).pk)
         assert set(Ladder.objects.values_list("duplicate", flat=True)) == {True}  # the old default
-    finally:
         migrate(AFTER)
-    assert Ladder.objects.count() == 2
-    assert set(Ladder.objects.values_list("duplicate", flat=True)) == {False}
+        assert Ladder.objects.count() == 2
+        assert set(Ladder.objects.values_list("duplicate", flat=True)) == {False}
+    finally:
+        migrate_to_latest()
