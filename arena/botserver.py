@@ -11,7 +11,7 @@ from typing import Any
 
 from aiohttp import web
 
-from arena.protocol import PROTOCOL
+from arena.protocol import PROTOCOL, MessageType
 from arena.signing import REQUEST_ID_HEADER, ReplayGuard, verify_signature
 from engine.players import make_player
 
@@ -40,11 +40,11 @@ def make_app(
         if not isinstance(message, dict) or message.get("protocol") != PROTOCOL:
             return _error(400, f"expected a JSON object with protocol {PROTOCOL}")
         kind = message.get("type")
-        if kind == "bid":
+        if kind == MessageType.BID:
             return web.json_response({"bid": player.bid(message, tuple(message["legal"]))})
-        if kind == "play":
+        if kind == MessageType.PLAY:
             return web.json_response({"card": player.play(message, tuple(message["legal"]))})
-        if kind in ("hello", "result"):
+        if kind in (MessageType.HELLO, MessageType.RESULT):
             return web.json_response({"name": label, "version": "1"})
         return _error(400, f"unknown message type {kind!r}")
 

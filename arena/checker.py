@@ -124,7 +124,7 @@ async def check_bot(
                 result = await client.call(
                     endpoint, secret, message, time_limit_ms=message["time_limit_ms"]
                 )
-                if message["type"] == "bid":
+                if message["type"] is MessageType.BID:
                     parse_bid(result.data, message["legal"])
                 else:
                     parse_card(result.data, message["legal"])

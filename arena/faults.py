@@ -2,8 +2,8 @@
 
 A ``BotFault`` is blamed on the bot: the match runner plays the documented fallback, records
 the fault's kind, one sample and the latency, and goes on. An ``ArenaError`` is the platform's
-own failure (client closed, resources exhausted, a bug) and must never be recorded against a
-bot.
+own failure (client closed, resources exhausted, the worker's network down, a bug) and must
+never be recorded against a bot.
 """
 
 from __future__ import annotations
@@ -145,3 +145,7 @@ class ArenaResourceError(ArenaError):
 
 class RequestEncodingError(ArenaError):
     """The arena built a request that cannot be encoded as JSON: a bug on our side."""
+
+
+class ArenaNetworkError(ArenaError):
+    """The worker's own network stayed down past ``Limits.outage_wait_s`` during a match."""

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
+
+from arena.protocol import MessageType
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +36,12 @@ class Limits:
     max_connections: int = 512
     # Idle keep-alive connections are closed after this many seconds.
     keepalive_timeout_s: float = 30.0
+    # After a timeout or connection error, the other hosts in the match are sent a ``hello`` with
+    # this time limit; when none of them answers either, the network is the platform's suspect.
+    probe_time_limit_ms: int = 1000
+    # How long a decision waits for the platform's network to come back before the match fails
+    # on the platform's side (and is played again later).
+    outage_wait_s: float = 60.0
 
     def __post_init__(self) -> None:
         for name in (
@@ -43,6 +52,7 @@ class Limits:
             "max_response_bytes",
             "max_faults_per_match",
             "max_connections",
+            "probe_time_limit_ms",
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"Limits.{name} must be at least 1, not {getattr(self, name)!r}")
@@ -50,12 +60,17 @@ class Limits:
             raise ValueError(f"Limits.grace_ms must not be negative, not {self.grace_ms!r}")
         if self.keepalive_timeout_s <= 0:
             raise ValueError("Limits.keepalive_timeout_s must be positive")
+        if not 0 <= self.outage_wait_s < math.inf:
+            raise ValueError(
+                "Limits.outage_wait_s must be a finite, non-negative number of seconds, "
+                f"not {self.outage_wait_s!r}"
+            )
 
     def time_limit_for(self, message_type: str) -> int:
         """Return the time limit in ms the bot is told for a message of this type."""
-        if message_type == "bid":
+        if message_type == MessageType.BID:
             return self.time_limit_ms * self.bid_time_factor
-        if message_type == "hello":
+        if message_type == MessageType.HELLO:
             return self.hello_time_limit_ms
         return self.time_limit_ms
 

@@ -3,6 +3,14 @@
 A faulty seat gets the documented fallback and a recorded fault; past the fault threshold it
 is no longer called and ranks last for ratings. Anything that is not a ``BotFault`` is the
 platform's failure and propagates, so it is never blamed on a bot.
+
+A timeout or connection error may be the worker's own network failing rather than the bot, so
+before charging one the runner sends a ``hello`` to the seats on every other host in the match.
+Any answer from any of them shows the network works, and the fault is charged. When every one
+of them fails too, the runner waits for the network to come back and asks the seat again; past
+``Limits.outage_wait_s`` the match fails with ``ArenaNetworkError``, to be played again. A
+minority of hostile bots cannot make the honest bots' hosts fail, so they cannot use this to
+escape their faults.
 """
 
 from __future__ import annotations
@@ -14,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from arena.faults import BotFault
+from arena.faults import ArenaNetworkError, BotConnectionError, BotFault, BotTimeout
 from arena.limits import Limits
 from arena.protocol import (
     MessageType,
@@ -25,6 +33,8 @@ from arena.protocol import (
     parse_card,
     result_message,
 )
+from arena.seats import HttpSeat
+from arena.transport import CallResult
 from engine.game import Game, Phase
 from engine.observation import observe
 from engine.scoring import shared_ranks
@@ -34,6 +44,10 @@ from engine.variant import Bidding, Variant
 # times a module name's read, so the per-decision path reads these names instead.
 _BID, _PLAY = MessageType.BID, MessageType.PLAY
 _BIDDING, _OVER = Phase.BID, Phase.OVER
+# The faults an outage of the worker's own network also causes; any other fault needs an answer.
+_NETWORK_FAULTS = (BotTimeout, BotConnectionError)
+# While the worker's network is suspected, probe this often until it answers again.
+PROBE_EVERY_S = 1.0
 
 
 class Seat(Protocol):
@@ -41,8 +55,8 @@ class Seat(Protocol):
 
     label: str
 
-    async def call(self, message: dict[str, Any], time_limit_ms: int) -> tuple[Any, float]:
-        """Answer ``message``: return (parsed JSON answer, latency in ms) or raise BotFault."""
+    async def call(self, message: dict[str, Any], time_limit_ms: int) -> CallResult:
+        """Answer ``message`` with the parsed JSON answer and its latency, or raise BotFault."""
         ...
 
 
@@ -176,6 +190,8 @@ class MatchRunner:
         self.match_id = match_id
         self.stats = [SeatStats() for _ in seats]
         self.time_limits = {kind: limits.time_limit_for(kind) for kind in (_BID, _PLAY)}
+        # The HTTP seats by index, each with its host, for probing the worker's network.
+        self.http_seats = {s: seat for s, seat in enumerate(seats) if isinstance(seat, HttpSeat)}
         # One record per bid and card, for the replay: where, how long, and any fallback.
         self.decisions: list[dict[str, Any]] = []
 
@@ -199,7 +215,14 @@ class MatchRunner:
         game = self.game
         order = [(game.acting_seat + i) % game.players for i in range(game.players)]
         legal = game.legal_bids()  # without the hook, the same for every seat
-        bids = await asyncio.gather(*(self._decide(s, _BID, legal, to_act=s) for s in order))
+        asks = [asyncio.ensure_future(self._decide(s, _BID, legal, to_act=s)) for s in order]
+        try:
+            bids = await asyncio.gather(*asks)
+        except BaseException:
+            # A platform failure in one ask ends the match: the others must not go on alone.
+            for ask in asks:
+                ask.cancel()
+            raise
         for bid in bids:
             game.bid(bid)
 
@@ -229,20 +252,91 @@ class MatchRunner:
         message = decision_message(
             kind, observation, legal, match_id=self.match_id, time_limit_ms=time_limit_ms
         )
-        latency_ms: float | None = None
+        outage_deadline: float | None = None
+        while True:
+            latency_ms: float | None = None
+            try:
+                result = await self.seats[seat].call(message, time_limit_ms)
+                latency_ms = result.latency_ms
+                record["latency_ms"] = round(latency_ms, 1)
+                stats.record_latency(latency_ms)
+                answer = result.data
+                return parse_bid(answer, legal) if bidding else parse_card(answer, legal)
+            except BotFault as fault:
+                if isinstance(fault, _NETWORK_FAULTS) and await self._network_suspected(seat):
+                    loop = asyncio.get_running_loop()
+                    if outage_deadline is None:
+                        outage_deadline = loop.time() + self.limits.outage_wait_s
+                    await self._wait_for_network(seat, outage_deadline)
+                    continue  # the same question again, as a fresh request
+                if fault.latency_ms is None:
+                    fault.latency_ms = latency_ms
+                stats.record_fault(fault, self.limits.max_faults_per_match)
+                record.update(fallback=True, fault=str(fault.kind))
+                if fault.latency_ms is not None:
+                    record["latency_ms"] = round(fault.latency_ms, 1)
+                return fallback_bid(legal) if bidding else fallback_card(legal)
+
+    def _probe_targets(self, seat: int) -> list[HttpSeat]:
+        """The HTTP seats still in the match on a host other than ``seat``'s."""
+        failing = self.http_seats.get(seat)
+        if failing is None:
+            return []
+        return [
+            other
+            for s, other in self.http_seats.items()
+            if other.host != failing.host and not self.stats[s].disqualified
+        ]
+
+    async def _network_suspected(self, seat: int) -> bool:
+        """Whether the worker's own network may be down: every other host fails a probe too.
+
+        With no other host to ask, the failure cannot be told apart from the bot's: it is the
+        bot's, as before.
+        """
+        targets = self._probe_targets(seat)
+        return bool(targets) and not await self._any_gets_through(targets)
+
+    async def _wait_for_network(self, seat: int, deadline: float) -> None:
+        """Probe about every second until another host answers; fail the match past ``deadline``."""
+        loop = asyncio.get_running_loop()
+        while (left := deadline - loop.time()) > 0:
+            await asyncio.sleep(min(PROBE_EVERY_S, left))
+            # Seats disqualified meanwhile leave none to ask: the seat's next failure is its own.
+            targets = self._probe_targets(seat)
+            if not targets or await self._any_gets_through(targets):
+                return
+        raise ArenaNetworkError(
+            f"match {self.match_id}: no host in the match answered for "
+            f"{self.limits.outage_wait_s:g} s; the worker's network is down"
+        )
+
+    async def _any_gets_through(self, targets: Sequence[HttpSeat]) -> bool:
+        """Probe ``targets`` at once; True as soon as one shows the network carries answers."""
+        probes = [asyncio.ensure_future(self._gets_through(t)) for t in targets]
         try:
-            answer, latency_ms = await self.seats[seat].call(message, time_limit_ms)
-            record["latency_ms"] = round(latency_ms, 1)
-            stats.record_latency(latency_ms)
-            return parse_bid(answer, legal) if bidding else parse_card(answer, legal)
-        except BotFault as fault:
-            if fault.latency_ms is None:
-                fault.latency_ms = latency_ms
-            stats.record_fault(fault, self.limits.max_faults_per_match)
-            record.update(fallback=True, fault=str(fault.kind))
-            if fault.latency_ms is not None:
-                record["latency_ms"] = round(fault.latency_ms, 1)
-            return fallback_bid(legal) if bidding else fallback_card(legal)
+            for probe in asyncio.as_completed(probes):
+                if await probe:
+                    return True
+            return False
+        finally:
+            for probe in probes:
+                probe.cancel()
+            await asyncio.gather(*probes, return_exceptions=True)
+
+    async def _gets_through(self, target: HttpSeat) -> bool:
+        """Whether a ``hello`` to ``target`` ends in anything but a network failure.
+
+        Any answer, even a non-2xx or a bad body, came over the network; a refused address is no
+        sign of an outage either. Probes are not decisions: they leave the seat's stats alone.
+        """
+        try:
+            await target.probe(self.limits.probe_time_limit_ms)
+        except _NETWORK_FAULTS:
+            return False
+        except BotFault:
+            return True
+        return True
 
     async def _send_results(self) -> None:
         """Tell every seat still in how the match ended; answers and faults are ignored."""

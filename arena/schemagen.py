@@ -10,6 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from arena.protocol import MessageType
+from engine.game import Phase
 from engine.variant import OPTIONS
 
 SCHEMA_DIR = Path(__file__).with_name("schemas")
@@ -69,7 +71,7 @@ def _observation() -> dict[str, Any]:
         "variant": _variant(),
         "players": {"type": "integer", "minimum": 3, "maximum": 8},
         "seat": {**SEAT, "description": "your seat; seats are numbered clockwise from 0"},
-        "phase": {"enum": ["bid", "play"]},
+        "phase": {"enum": [Phase.BID, Phase.PLAY]},
         "to_act": {**SEAT, "description": "the seat to act: you (closed bidding: all at once)"},
         "deal": {"type": "integer", "minimum": 1, "description": "the deal number, from 1"},
         "deals": {
@@ -114,7 +116,7 @@ def _observation() -> dict[str, Any]:
     }
 
 
-def _decision(kind: str, legal: dict[str, Any]) -> dict[str, Any]:
+def _decision(kind: MessageType, legal: dict[str, Any]) -> dict[str, Any]:
     props = {
         **COMMON,
         "type": {"const": kind},
@@ -152,7 +154,7 @@ def schemas() -> dict[str, dict[str, Any]]:
         ],
         "properties": {
             **COMMON,
-            "type": {"const": "result"},
+            "type": {"const": MessageType.RESULT},
             "seat": SEAT,
             "players": {"type": "integer", "minimum": 3, "maximum": 8},
             "totals": {**PER_SEAT, "description": "final totals by seat"},
@@ -167,7 +169,7 @@ def schemas() -> dict[str, dict[str, Any]]:
         "additionalProperties": False,
         "properties": {
             **COMMON,
-            "type": {"const": "hello"},
+            "type": {"const": MessageType.HELLO},
             "arena": {"type": "string"},
             "match_id": {"type": ["string", "null"]},
             "time_limit_ms": {"type": "integer", "minimum": 1},
@@ -184,7 +186,7 @@ def schemas() -> dict[str, dict[str, Any]]:
         ),
         "bid.request": (
             "Everything the seat may know, plus the exact legal bids.",
-            _decision("bid", {"type": "array", "items": {"type": "integer"}}),
+            _decision(MessageType.BID, {"type": "array", "items": {"type": "integer"}}),
         ),
         "bid.response": (
             "One of the integers in legal.",
@@ -196,7 +198,7 @@ def schemas() -> dict[str, dict[str, Any]]:
         ),
         "play.request": (
             "Everything the seat may know, plus the exact legal cards.",
-            _decision("play", {"type": "array", "items": CARD}),
+            _decision(MessageType.PLAY, {"type": "array", "items": CARD}),
         ),
         "play.response": (
             "One of the card strings in legal.",

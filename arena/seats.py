@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from yarl import URL
+
 from arena.protocol import MessageType
-from arena.transport import BotClient
+from arena.transport import BotClient, CallResult
 
 
 @dataclass
@@ -18,13 +20,29 @@ class HttpSeat:
     endpoint: str
     secret: str
     label: str = "bot"
+    # The endpoint's host without the port: seats on other hosts vouch for the worker's network.
+    host: str | None = field(init=False)
 
-    async def call(self, message: dict[str, Any], time_limit_ms: int) -> tuple[Any, float]:
+    def __post_init__(self) -> None:
+        self.host = endpoint_host(self.endpoint)
+
+    async def call(self, message: dict[str, Any], time_limit_ms: int) -> CallResult:
         """Send ``message`` to the bot; faults come up as BotFault."""
-        result = await self.client.call(
+        return await self.client.call(
             self.endpoint, self.secret, message, time_limit_ms=time_limit_ms
         )
-        return result.data, result.latency_ms
+
+    async def probe(self, time_limit_ms: int) -> CallResult:
+        """Send the bot a signed ``hello``; faults come up as BotFault."""
+        return await self.client.hello(self.endpoint, self.secret, time_limit_ms=time_limit_ms)
+
+
+def endpoint_host(endpoint: str) -> str | None:
+    """Return the host of an endpoint URL, or None when it has none."""
+    try:
+        return URL(endpoint).host
+    except (TypeError, ValueError):
+        return None
 
 
 @dataclass
@@ -34,7 +52,7 @@ class LocalSeat:
     player: Any
     label: str = "local"
 
-    async def call(self, message: dict[str, Any], time_limit_ms: int) -> tuple[Any, float]:
+    async def call(self, message: dict[str, Any], time_limit_ms: int) -> CallResult:
         """Answer like a well-behaved bot would."""
         started = time.perf_counter()
         kind = message["type"]
@@ -44,4 +62,4 @@ class LocalSeat:
             answer = {"card": self.player.play(message, tuple(message["legal"]))}
         else:
             answer = {}
-        return answer, (time.perf_counter() - started) * 1000
+        return CallResult(answer, (time.perf_counter() - started) * 1000)

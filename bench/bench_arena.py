@@ -54,7 +54,7 @@ from arena.match import MatchRunner, play_match  # noqa: E402
 from arena.netpolicy import NetworkPolicy  # noqa: E402
 from arena.protocol import MessageType, decision_message  # noqa: E402
 from arena.seats import HttpSeat  # noqa: E402
-from arena.transport import BotClient, WorkerLoop, encode_message, worker_loop  # noqa: E402
+from arena.transport import BotClient, CallResult, WorkerLoop, encode_message, worker_loop  # noqa: E402
 from engine.game import Game, Phase  # noqa: E402
 from engine.presets import preset  # noqa: E402
 
@@ -259,14 +259,14 @@ class _Recorder:
     def __init__(self, bodies: list[bytes]) -> None:
         self.bodies = bodies
 
-    async def call(self, message: dict[str, Any], time_limit_ms: int) -> tuple[Any, float]:
+    async def call(self, message: dict[str, Any], time_limit_ms: int) -> CallResult:
         self.bodies.append(encode_message(message))
         kind = message["type"]
         if kind == "result":
-            return {}, 0.0
-        return (
-            {"bid": message["legal"][0]} if kind == "bid" else {"card": message["legal"][0]}
-        ), 0.0
+            return CallResult({}, 0.0)
+        return CallResult(
+            {"bid": message["legal"][0]} if kind == "bid" else {"card": message["legal"][0]}, 0.0
+        )
 
 
 def _recorded_bodies(seeds: Sequence[int], limits: Limits) -> list[bytes]:

@@ -16,10 +16,11 @@ app.autodiscover_tasks()
 def route_task(
     name: str, args: object, kwargs: object, options: object, **extra: object
 ) -> dict | None:
-    """Send matches and ladder work to their own queues, named after the deployment's queue.
+    """Send tournament matches and ladder matches to their own queues, named after the
+    deployment's queue.
 
     Read at send time, so a process that changes ``task_default_queue`` (the tests) routes to
-    its own queues; control tasks take the default queue.
+    its own queues; control tasks (ladder top-ups among them) take the default queue.
     """
     from django.conf import settings
 

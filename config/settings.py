@@ -197,14 +197,15 @@ CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 # Workers of one deployment share a queue name; tests give theirs a private one. Three queues,
 # so a big tournament's backlog of matches never holds up control work (a next round, ratings,
-# a verification) or the ladders: "<name>" for control tasks, "<name>.matches" for tournament
-# matches, "<name>.ladder" for ladder scheduling and ladder matches. A worker started without
-# -Q consumes all three; TASK_QUEUE_KINDS routes tasks to them (config/celery_app.py).
+# a verification, a ladder top-up) or the ladders: "<name>" for control tasks, "<name>.matches"
+# for tournament matches, "<name>.ladder" for ladder matches. The two match queues hold match
+# messages only: the sweeper counts them against the matches waiting to re-send lost ones
+# (tournaments/services/matches.py). A worker started without -Q consumes all three;
+# TASK_QUEUE_KINDS routes tasks to them (config/celery_app.py).
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "ohhell")
 TASK_QUEUE_KINDS = {
     "tournaments.run_match": "matches",
     "tournaments.run_ladder_match": "ladder",
-    "tournaments.top_up_ladders": "ladder",
 }
 CELERY_TASK_QUEUES = [
     Queue(name)

@@ -7,9 +7,11 @@ the same deals on every platform and Python version.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from engine.cards import DECK_SIZE, JACK
 from engine.errors import InvalidSeedError
+from engine.variant import FirstDealer
 
 MAX_SEED = 2**63 - 1
 _PACK = tuple(range(DECK_SIZE))
@@ -54,13 +56,9 @@ def shuffled_prefix(rng: random.Random, count: int, pack: tuple[int, ...] = _PAC
     return deck
 
 
-def first_dealer(rng: random.Random, method: str, players: int) -> int:
+def first_dealer(rng: random.Random, method: FirstDealer, players: int) -> int:
     """Choose the first dealer as the variant says; the cards used go back into the pack."""
-    if method == "random":
-        return draw_index(rng, players)
-    if method == "draw":
-        return _highest_card_deals(rng, players)
-    return _first_jack_deals(rng, players)
+    return _FIRST_DEALER[method](rng, players)
 
 
 def _highest_card_deals(rng: random.Random, players: int) -> int:
@@ -81,3 +79,10 @@ def _first_jack_deals(rng: random.Random, players: int) -> int:
         if card % 13 == JACK:
             return (start + i) % players
     raise AssertionError("a full pack holds four jacks")
+
+
+_FIRST_DEALER: dict[FirstDealer, Callable[[random.Random, int], int]] = {
+    FirstDealer.RANDOM: draw_index,
+    FirstDealer.DRAW: _highest_card_deals,
+    FirstDealer.FIRST_JACK: _first_jack_deals,
+}

@@ -2,33 +2,46 @@
 
 from __future__ import annotations
 
-from engine.variant import DEFAULT_MAX, Variant
+from engine.variant import (
+    DEFAULT_MAX,
+    Bidding,
+    FirstDealer,
+    Made,
+    MaxCards,
+    Missed,
+    Order,
+    RemovedCards,
+    Trump,
+    Variant,
+)
 
-_ORDER_WORDS = {
-    "down_up": "from the largest hand down to 1 card and back up",
-    "up_down": "from 1 card up to the largest hand and back down",
-    "up": "from 1 card up, one more each deal",
-    "down": "from the largest hand down to 1 card",
-    "constant": "the same hand size every deal",
+_ORDER_WORDS: dict[Order, str] = {
+    Order.DOWN_UP: "from the largest hand down to 1 card and back up",
+    Order.UP_DOWN: "from 1 card up to the largest hand and back down",
+    Order.UP: "from 1 card up, one more each deal",
+    Order.DOWN: "from the largest hand down to 1 card",
+    Order.CONSTANT: "the same hand size every deal",
 }
-_DEALER_WORDS = {
-    "random": "The first dealer is chosen at random.",
-    "draw": "Each player draws a card; the highest deals first (ties draw again).",
-    "first_jack": "Cards are dealt face up round the table; the first to receive a Jack deals.",
+_DEALER_WORDS: dict[FirstDealer, str] = {
+    FirstDealer.RANDOM: "The first dealer is chosen at random.",
+    FirstDealer.DRAW: "Each player draws a card; the highest deals first (ties draw again).",
+    FirstDealer.FIRST_JACK: (
+        "Cards are dealt face up round the table; the first to receive a Jack deals."
+    ),
 }
-_MADE_WORDS = {
-    "10+bid": "10 plus the bid",
-    "10*bid": "10 times the bid",
-    "10+bid^2": "10 plus the bid squared",
-    "10+2*bid": "10 plus twice the bid",
-    "5+bid": "5 plus the bid",
-    "bonus_only": "10 whatever the bid",
+_MADE_WORDS: dict[Made, str] = {
+    Made.TEN_PLUS_BID: "10 plus the bid",
+    Made.TEN_TIMES_BID: "10 times the bid",
+    Made.TEN_PLUS_BID_SQUARED: "10 plus the bid squared",
+    Made.TEN_PLUS_TWO_BID: "10 plus twice the bid",
+    Made.FIVE_PLUS_BID: "5 plus the bid",
+    Made.BONUS_ONLY: "10 whatever the bid",
 }
-_MISSED_WORDS = {
-    "taken": "one point per trick taken",
-    "zero": "nothing",
-    "minus_diff": "minus the difference",
-    "minus_diff_squared": "minus the difference squared",
+_MISSED_WORDS: dict[Missed, str] = {
+    Missed.TAKEN: "one point per trick taken",
+    Missed.ZERO: "nothing",
+    Missed.MINUS_DIFF: "minus the difference",
+    Missed.MINUS_DIFF_SQUARED: "minus the difference squared",
 }
 
 
@@ -39,16 +52,16 @@ def _hands(v: Variant) -> str:
         count = "until the target" if v.target_score else f"{len(sched)} deals"
         sizes.append(f"{n} players: {v.largest_hand(n)} cards at most, {count}")
     mc = v.max_cards
-    if mc == "default":
+    if mc is MaxCards.DEFAULT:
         top = ", ".join(
             f"{DEFAULT_MAX[n]} for {n}" for n in range(v.min_players, v.max_players + 1)
         )
         head = f"Largest hand: {top} players."
-    elif mc == "max_possible":
+    elif mc is MaxCards.MAX_POSSIBLE:
         head = "Largest hand: as many cards as the pack allows."
-    elif mc == "max_leaving_trump":
+    elif mc is MaxCards.MAX_LEAVING_TRUMP:
         head = "Largest hand: up to 10 cards, fewer when the pack could not leave a card to turn."
-    elif mc == "seven":
+    elif mc is MaxCards.SEVEN:
         head = "Largest hand: 7 cards."
     else:
         head = f"Largest hand: {mc} cards."
@@ -56,10 +69,10 @@ def _hands(v: Variant) -> str:
 
 
 def _trump(v: Variant) -> str:
-    if v.trump == "turn_up":
+    if v.trump is Trump.TURN_UP:
         text = "After the deal the next card of the stock is turned; its suit is trump (no trump"
         text += " when no card is left)."
-    elif v.trump == "dealer_last_card":
+    elif v.trump is Trump.DEALER_LAST_CARD:
         text = "The dealer's own last card is turned face up and fixes trump; it stays in the"
         text += " dealer's hand."
     else:
@@ -85,12 +98,12 @@ def _scoring(v: Variant) -> str:
 def describe(v: Variant) -> list[str]:
     """Return the rules of ``v`` in plain words, one sentence group per line."""
     lines = [f"{v.min_players} to {v.max_players} players; a standard 52-card pack, aces high."]
-    if v.removed_cards == "even":
+    if v.removed_cards is RemovedCards.EVEN:
         lines.append("Cards are removed from the bottom of the pack so that it divides evenly.")
     lines.append(_hands(v))
     lines.append(_DEALER_WORDS[v.first_dealer])
     lines.append(_trump(v))
-    if v.bidding == "closed":
+    if v.bidding is Bidding.CLOSED:
         lines.append("Bids are chosen at the same time and revealed together.")
     else:
         lines.append("Each player bids in turn from the dealer's left; bids are public.")

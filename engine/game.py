@@ -21,7 +21,7 @@ from engine.cards import (
 )
 from engine.dealing import first_dealer, new_rng, shuffled_prefix
 from engine.scoring import deal_score, shared_ranks, winners
-from engine.variant import Variant
+from engine.variant import Trump, Variant
 
 
 class Phase(StrEnum):
@@ -68,9 +68,9 @@ class _Rules:
         v = self.variant
         if v.last_deal_no_trump and k == len(self.schedule) - 1:
             return -1, -1
-        if v.trump == "turn_up":
+        if v.trump is Trump.TURN_UP:
             return (dealt if dealt < self.in_play else -1), -1
-        if v.trump == "dealer_last_card":
+        if v.trump is Trump.DEALER_LAST_CARD:
             return dealt - 1, -1
         symbol = v.trump_cycle[k % len(v.trump_cycle)]
         return -1, (SUITS.index(symbol) if symbol in SUITS else -1)

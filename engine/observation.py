@@ -11,12 +11,15 @@ from typing import TYPE_CHECKING, Any
 
 from engine.cards import CARD_NAMES, card_names
 from engine.errors import InvalidSeatError
+from engine.variant import Bidding, Trump, Variant
 
 if TYPE_CHECKING:
     from engine.game import Game
-    from engine.variant import Variant
 
 _card_name = CARD_NAMES.__getitem__
+# Read once: an observation is built for every decision, and a member read off its Enum class
+# is slow on Python 3.11 (see engine/game.py).
+_CLOSED, _DEALER_LAST_CARD = Bidding.CLOSED, Trump.DEALER_LAST_CARD
 
 
 def observe(game: Game, seat: int) -> dict[str, Any]:
@@ -46,7 +49,7 @@ def observe(game: Game, seat: int) -> dict[str, Any]:
         "trump": _suit(deal.trump),
         "trump_card": _trump_card(deal),
         "trump_card_holder": _trump_card_holder(v, deal),
-        "bids": _visible_bids(bids, seat, v.bidding == "closed" and not all_bid),
+        "bids": _visible_bids(bids, seat, v.bidding is _CLOSED and not all_bid),
         "over_under": _over_under(deal) if v.announce_over_under and all_bid else None,
         "tricks": _tricks(deal, played, n),
         "trick": _current_trick(deal, played, n),
@@ -65,7 +68,7 @@ def _trump_card(deal: Any) -> str | None:
 
 
 def _trump_card_holder(variant: Variant, deal: Any) -> int | None:
-    return deal.dealer if variant.trump == "dealer_last_card" and deal.trump_card >= 0 else None
+    return deal.dealer if variant.trump is _DEALER_LAST_CARD and deal.trump_card >= 0 else None
 
 
 @lru_cache(maxsize=256)

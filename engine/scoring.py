@@ -2,41 +2,46 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from engine.variant import Variant
+from engine.variant import Made, MadeZero, Missed, Variant
+
+# Every member of each rule has its entry, so a rule without one fails at the look-up.
+_MADE: dict[Made, Callable[[int], int]] = {
+    Made.TEN_PLUS_BID: lambda bid: 10 + bid,
+    Made.TEN_TIMES_BID: lambda bid: 10 * bid,
+    Made.TEN_PLUS_BID_SQUARED: lambda bid: 10 + bid * bid,
+    Made.TEN_PLUS_TWO_BID: lambda bid: 10 + 2 * bid,
+    Made.FIVE_PLUS_BID: lambda bid: 5 + bid,
+    Made.BONUS_ONLY: lambda bid: 10,
+}
+_MADE_ZERO: dict[MadeZero, Callable[[int], int]] = {
+    MadeZero.TEN: lambda cards: 10,
+    MadeZero.FIVE: lambda cards: 5,
+    MadeZero.FIVE_PLUS_CARDS: lambda cards: 5 + cards,
+    MadeZero.TEN_PLUS_CARDS: lambda cards: 10 + cards,
+}
+_MISSED: dict[Missed, Callable[[int, int], int]] = {
+    Missed.TAKEN: lambda diff, taken: taken,
+    Missed.ZERO: lambda diff, taken: 0,
+    Missed.MINUS_DIFF: lambda diff, taken: -diff,
+    Missed.MINUS_DIFF_SQUARED: lambda diff, taken: -diff * diff,
+}
 
 
-def made_score(rule: str, bid: int) -> int:
+def made_score(rule: Made, bid: int) -> int:
     """Score an exact bid above zero."""
-    if rule == "10+bid":
-        return 10 + bid
-    if rule == "10*bid":
-        return 10 * bid
-    if rule == "10+bid^2":
-        return 10 + bid * bid
-    if rule == "10+2*bid":
-        return 10 + 2 * bid
-    if rule == "5+bid":
-        return 5 + bid
-    return 10  # bonus_only
+    return _MADE[rule](bid)
 
 
-def made_zero_score(rule: str, cards: int) -> int:
+def made_zero_score(rule: MadeZero, cards: int) -> int:
     """Score an exact bid of zero in a deal of ``cards`` tricks."""
-    return {"10": 10, "5": 5, "5+cards": 5 + cards, "10+cards": 10 + cards}[rule]
+    return _MADE_ZERO[rule](cards)
 
 
-def missed_score(rule: str, bid: int, taken: int) -> int:
+def missed_score(rule: Missed, bid: int, taken: int) -> int:
     """Score a missed bid."""
-    diff = abs(taken - bid)
-    if rule == "taken":
-        return taken
-    if rule == "zero":
-        return 0
-    if rule == "minus_diff":
-        return -diff
-    return -diff * diff  # minus_diff_squared
+    return _MISSED[rule](abs(taken - bid), taken)
 
 
 def deal_score(variant: Variant, bid: int, taken: int, tricks: int) -> int:

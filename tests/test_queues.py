@@ -12,10 +12,9 @@ from config.celery_app import app, route_task
     [
         ("tournaments.run_match", ".matches"),
         ("tournaments.run_ladder_match", ".ladder"),
-        ("tournaments.top_up_ladders", ".ladder"),
     ],
 )
-def test_matches_and_ladder_work_have_their_own_queues(task, suffix):
+def test_tournament_and_ladder_matches_have_their_own_queues(task, suffix):
     route = route_task(task, (), {}, {})
     assert route == {"queue": f"{app.conf.task_default_queue}{suffix}"}
 
@@ -29,6 +28,7 @@ def test_matches_and_ladder_work_have_their_own_queues(task, suffix):
         "tournaments.verify_bot",
         "tournaments.check_bot_health",
         "tournaments.record_outcome",
+        "tournaments.top_up_ladders",
     ],
 )
 def test_control_tasks_take_the_default_queue(task):

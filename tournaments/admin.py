@@ -28,8 +28,10 @@ from tournaments.models import (
     TournamentEntry,
     TournamentStatus,
     Variant,
+    VoidedDeal,
     signed_in,
 )
+from tournaments.models.competitions import format_help
 from tournaments.selectors.ratings import recompute_state
 from tournaments.selectors.tournaments import CountedTournament, tournament_list
 from tournaments.services.bots import bot_disable, bot_enable, bot_verify_request
@@ -222,6 +224,11 @@ class EntryInline(admin.TabularInline):
 
 
 class TournamentForm(forms.ModelForm):
+    class Meta:
+        model = Tournament
+        fields = "__all__"
+        help_texts = {"format": format_help()}  # duplicate's deals come round again
+
     def clean_status(self) -> str:
         status = self.cleaned_data["status"]
         if status not in NOT_STARTED:
@@ -364,6 +371,16 @@ class SeatInline(admin.TabularInline):
         return False
 
 
+class VoidedDealInline(admin.TabularInline):
+    model = VoidedDeal
+    extra = 0
+    can_delete = False
+    fields = readonly_fields = ("voided_at", "reason", "seed")
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
 @admin.register(Match)
 class MatchAdmin(admin.ModelAdmin):
     list_display = [
@@ -386,7 +403,13 @@ class MatchAdmin(admin.ModelAdmin):
     ]
     search_fields = ["=id", "tournament__name", "duplicate_group", "claimed_by", "error"]
     list_select_related = ["tournament", "ladder__variant", "variant"]
+    # The deal and its rules are committed before play (the seed's commitment is published):
+    # staff retry or cancel a match, they never change what it deals.
     readonly_fields = [
+        "seed",
+        "variant",
+        "duplicate_group",
+        "time_limit_ms",
         "created_at",
         "updated_at",
         "claimed_at",
@@ -397,7 +420,7 @@ class MatchAdmin(admin.ModelAdmin):
         "duration",
     ]
     raw_id_fields = ["tournament", "ladder"]
-    inlines = [SeatInline]
+    inlines = [SeatInline, VoidedDealInline]
     actions = ["retry_failed_matches"]
 
     @admin.action(description="Retry the selected failed matches (attempts reset)")

@@ -23,6 +23,7 @@ from tournaments.models import (
     Bot,
     BotStatus,
     Tournament,
+    TournamentFormat,
     TournamentStatus,
     Variant,
 )
@@ -148,7 +149,7 @@ def start_tournament(bots: list[Bot], *, variant_name: str, rounds: int) -> Tour
             name=f"Demo cup {number}",
             description="Reference bots of graded strength, played by the demo.",
             variant=variant,
-            format="round_robin",
+            format=TournamentFormat.ROUND_ROBIN,
             bot_ids=[b.pk for b in bots],
             table_size=4,
             time_limit_ms=1000,

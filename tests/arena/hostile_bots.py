@@ -3,6 +3,9 @@
 ``HostileBots`` starts one asyncio server per behaviour on an ephemeral port, all in one
 background thread, and gives their URLs by name. The servers speak just enough HTTP/1.1 to be
 realistic: they read the request line, headers and body, and keep connections alive.
+``BotTable`` seats a few bots on chosen loopback addresses (127.0.0.1, 127.0.0.2, ...), so a
+match has bots on distinct hosts; an ``Outage`` silences all of them at once for a while, as
+the worker losing its own network would.
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ import json
 import socket
 import struct
 import threading
-from collections.abc import Awaitable, Callable, Iterator
+import time
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +36,7 @@ class Received:
 
 
 Handler = Callable[[Received, asyncio.StreamWriter], Awaitable[bool]]
+Connection = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
 
 def http_response(body: bytes, status: str = "200 OK", extra: str = "") -> bytes:
@@ -197,7 +202,8 @@ async def garbage(req: Received, writer: asyncio.StreamWriter) -> bool:
 DECK = [rank + suit for suit in "CDHS" for rank in "23456789TJQKA"]
 
 
-def _reply(writer: asyncio.StreamWriter, data: dict[str, Any]) -> bool:
+def reply_json(writer: asyncio.StreamWriter, data: dict[str, Any]) -> bool:
+    """Answer 200 with ``data`` as JSON and keep the connection open."""
     writer.write(http_response(json.dumps(data).encode()))
     return True
 
@@ -213,10 +219,10 @@ def _decision_bot(
         request = json.loads(req.body)
         kind = request.get("type")
         if kind == "bid" and bid is not None:
-            return _reply(writer, bid(request))
+            return reply_json(writer, bid(request))
         if kind == "play" and play is not None:
-            return _reply(writer, play(request))
-        return _reply(writer, polite_answer(request))
+            return reply_json(writer, play(request))
+        return reply_json(writer, polite_answer(request))
 
     return handler
 
@@ -332,25 +338,35 @@ class HostileBots:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
 
-    def _serve(
-        self, name: str, handler: Handler
-    ) -> Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]:
-        async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            writer.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    def _serve(self, name: str, handler: Handler) -> Connection:
+        def connected() -> None:
             self.connections[name] += 1
-            try:
-                while (req := await read_request(reader)) is not None:
-                    self.received[name].append(req)
-                    keep_alive = await handler(req, writer)
-                    await writer.drain()
-                    if not keep_alive:
-                        break
-            except (ConnectionError, asyncio.IncompleteReadError):
-                pass
-            finally:
-                writer.close()
 
-        return serve
+        return serve_connection(handler, self.received[name], connected)
+
+
+def serve_connection(
+    handler: Handler, received: list[Received], connected: Callable[[], None] = lambda: None
+) -> Connection:
+    """Serve one bot's connections: keep each request in ``received``, answer with ``handler``."""
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        connected()
+        try:
+            while (req := await read_request(reader)) is not None:
+                received.append(req)
+                keep_alive = await handler(req, writer)
+                await writer.drain()
+                if not keep_alive:
+                    break
+        # Cancelled when the servers stop: end quietly, as an ordinary closed connection does.
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
+            pass
+        finally:
+            writer.close()
+
+    return serve
 
 
 @pytest.fixture(scope="session")
@@ -358,3 +374,82 @@ def hostile_bots() -> Iterator[HostileBots]:
     """Start the hostile bot servers once for the whole test session."""
     with HostileBots() as bots:
         yield bots
+
+
+class Outage:
+    """A switch shared by bots: from the n-th decision request on, none answers for a while.
+
+    The bot receiving that request flips it, so the outage starts mid-match at a known point
+    however fast the match runs.
+    """
+
+    def __init__(self, *, after_decisions: int, lasting_s: float) -> None:
+        self.after_decisions = after_decisions
+        self.lasting_s = lasting_s
+        self.decisions = 0
+        self.started: float | None = None
+        self.hellos_during = 0
+
+    def _silent_for(self, request: dict[str, Any]) -> float:
+        """Seconds left of the outage as this request arrives (0 when the bots answer)."""
+        if request.get("type") in ("bid", "play"):
+            self.decisions += 1
+            if self.decisions == self.after_decisions:
+                self.started = time.monotonic()
+        if self.started is None:
+            return 0.0
+        left = self.started + self.lasting_s - time.monotonic()
+        if left > 0 and request.get("type") == "hello":
+            self.hellos_during += 1
+        return max(left, 0.0)
+
+    async def bot(self, req: Received, writer: asyncio.StreamWriter) -> bool:
+        """Answer politely, except during the outage: then say nothing and drop the connection."""
+        request = json.loads(req.body)
+        if (silent_s := self._silent_for(request)) > 0:
+            await asyncio.sleep(silent_s)
+            return False
+        return reply_json(writer, polite_answer(request))
+
+
+class BotTable:
+    """One server per ``(host, behaviour)`` on loopback, all in one background thread."""
+
+    def __init__(self, bots: Sequence[tuple[str, Handler]]) -> None:
+        self.bots = list(bots)
+        self.urls: list[str] = []
+        self.received: list[list[Received]] = [[] for _ in self.bots]
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._servers: list[asyncio.Server] = []
+
+    def __enter__(self) -> BotTable:
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(timeout=10)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        asyncio.run_coroutine_threadsafe(self._stop(), self._loop).result(timeout=10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=10)
+        self._loop.close()
+
+    def requests(self, bot: int) -> list[dict[str, Any]]:
+        """The requests bot ``bot`` received, decoded, in order."""
+        return [json.loads(r.body) for r in self.received[bot]]
+
+    async def _start(self) -> None:
+        for i, (host, handler) in enumerate(self.bots):
+            server = await asyncio.start_server(
+                serve_connection(handler, self.received[i]), host, 0
+            )
+            self._servers.append(server)
+            self.urls.append(f"http://{host}:{server.sockets[0].getsockname()[1]}/bot")
+
+    async def _stop(self) -> None:
+        for server in self._servers:
+            server.close()
+        tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)

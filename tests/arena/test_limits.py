@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import pytest
 
@@ -41,8 +42,24 @@ def test_a_tournament_time_control_gives_new_limits() -> None:
 
 @pytest.mark.parametrize(
     "bad",
-    [{"time_limit_ms": 0}, {"grace_ms": -1}, {"max_response_bytes": 0}, {"max_connections": 0}],
+    [
+        {"time_limit_ms": 0},
+        {"grace_ms": -1},
+        {"max_response_bytes": 0},
+        {"max_connections": 0},
+        {"probe_time_limit_ms": 0},
+        {"outage_wait_s": -1.0},
+        {"outage_wait_s": math.nan},
+        {"outage_wait_s": math.inf},
+    ],
 )
-def test_nonsensical_limits_are_refused_with_the_option_named(bad: dict[str, int]) -> None:
+def test_nonsensical_limits_are_refused_with_the_option_named(bad: dict[str, float]) -> None:
     with pytest.raises(ValueError, match=next(iter(bad))):
-        Limits(**bad)
+        Limits(**bad)  # type: ignore[arg-type]
+
+
+def test_equal_limits_are_one_key_so_a_worker_keeps_one_client_for_them() -> None:
+    clients = {Limits(outage_wait_s=5.0): "client"}
+
+    assert clients[Limits(outage_wait_s=5.0)] == "client"
+    assert Limits(outage_wait_s=6.0) not in clients

@@ -11,6 +11,7 @@ import pytest
 
 from engine import Game, Variant, preset
 from engine.scoring import deal_score, made_score, made_zero_score, missed_score, shared_ranks
+from engine.variant import Made, MadeZero, Missed
 from tests.engine.support import play_deal, random_game, tricks_with_fixed_play
 
 
@@ -44,46 +45,58 @@ def score_in_a_real_deal(variant: Variant, tricks: int, bid: int) -> int:
 
 
 BID_3_MADE = {
-    "10+bid": 13,
-    "10*bid": 30,
-    "10+bid^2": 19,
-    "10+2*bid": 16,
-    "5+bid": 8,
-    "bonus_only": 10,
+    Made.TEN_PLUS_BID: 13,
+    Made.TEN_TIMES_BID: 30,
+    Made.TEN_PLUS_BID_SQUARED: 19,
+    Made.TEN_PLUS_TWO_BID: 16,
+    Made.FIVE_PLUS_BID: 8,
+    Made.BONUS_ONLY: 10,
 }
 
 
 @pytest.mark.parametrize(("rule", "points"), sorted(BID_3_MADE.items()))
-def test_a_bid_of_three_made_scores_as_the_rules_example(rule: str, points: int) -> None:
+def test_a_bid_of_three_made_scores_as_the_rules_example(rule: Made, points: int) -> None:
     assert made_score(rule, 3) == points
     assert score_in_a_real_deal(one_deal(made=rule), tricks=3, bid=3) == points
 
 
 @pytest.mark.parametrize(
-    ("rule", "points"), [("10", 10), ("5", 5), ("5+cards", 12), ("10+cards", 17)]
+    ("rule", "points"),
+    [
+        (MadeZero.TEN, 10),
+        (MadeZero.FIVE, 5),
+        (MadeZero.FIVE_PLUS_CARDS, 12),
+        (MadeZero.TEN_PLUS_CARDS, 17),
+    ],
 )
 def test_a_bid_of_zero_made_in_seven_tricks_scores_as_the_rules_example(
-    rule: str, points: int
+    rule: MadeZero, points: int
 ) -> None:
     assert made_zero_score(rule, 7) == points
     assert score_in_a_real_deal(one_deal(made_zero=rule), tricks=0, bid=0) == points
 
 
 def test_zero_made_counts_the_tricks_in_the_deal_not_the_bid() -> None:
-    assert made_zero_score("5+cards", 1) == 6
-    assert score_in_a_real_deal(one_deal(cards=3, made_zero="10+cards"), tricks=0, bid=0) == 13
+    assert made_zero_score(MadeZero.FIVE_PLUS_CARDS, 1) == 6
+    variant = one_deal(cards=3, made_zero=MadeZero.TEN_PLUS_CARDS)
+    assert score_in_a_real_deal(variant, tricks=0, bid=0) == 13
 
 
 @pytest.mark.parametrize(
     ("rule", "over", "under"),
     # bid 1 took 3 (two over); bid 5 took 3 (two under)
-    [("taken", 3, 3), ("zero", 0, 0), ("minus_diff", -2, -2), ("minus_diff_squared", -4, -4)],
+    [
+        (Missed.TAKEN, 3, 3),
+        (Missed.ZERO, 0, 0),
+        (Missed.MINUS_DIFF, -2, -2),
+        (Missed.MINUS_DIFF_SQUARED, -4, -4),
+    ],
 )
-def test_a_missed_bid_scores_as_its_rule_says(rule: str, over: int, under: int) -> None:
+def test_a_missed_bid_scores_as_its_rule_says(rule: Missed, over: int, under: int) -> None:
     assert missed_score(rule, 1, 3) == over
     assert missed_score(rule, 5, 3) == under
-    over_variant = one_deal(missed_over=rule, missed_under="zero")
-    under_variant = one_deal(missed_under=rule, missed_over="zero")
+    over_variant = one_deal(missed_over=rule, missed_under=Missed.ZERO)
+    under_variant = one_deal(missed_under=rule, missed_over=Missed.ZERO)
     assert score_in_a_real_deal(over_variant, tricks=3, bid=1) == over
     assert score_in_a_real_deal(under_variant, tricks=3, bid=5) == under
 

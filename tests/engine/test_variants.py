@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from enum import Enum
+from typing import Any, get_args, get_type_hints
 
 import pytest
 from hypothesis import given, settings
@@ -11,6 +12,7 @@ from hypothesis import given, settings
 from engine import OPTIONS, PRESETS, Game, InvalidVariantError, Variant, preset
 from engine.variant import CHOICES, Bidding, MadeZero
 from tests.engine.strategies import variants
+from tests.engine.support import random_game
 
 SCHEMA_KEYS = {
     "schema",
@@ -288,3 +290,64 @@ def test_every_option_with_a_closed_set_of_values_is_an_enum() -> None:
         assert isinstance(getattr(variant, option), choices), option
         assert OPTIONS[option]["values"] == tuple(member.value for member in choices)
     assert variant.bidding is Bidding.CLOSED
+
+
+def _declared_enums(hint: Any) -> tuple[type, ...]:
+    """The enum classes a field's type names, with ``int`` when a number is allowed too."""
+    kinds = get_args(hint) or (hint,)
+    if not any(isinstance(kind, type) and issubclass(kind, Enum) for kind in kinds):
+        return ()
+    return tuple(kind for kind in kinds if isinstance(kind, type) and kind is not type(None))
+
+
+ENUM_FIELDS = {
+    name: kinds
+    for name, hint in get_type_hints(Variant).items()
+    if (kinds := _declared_enums(hint))
+}
+
+
+def assert_enum_fields_hold_members(variant: Variant) -> None:
+    for name, kinds in ENUM_FIELDS.items():
+        value = getattr(variant, name)
+        assert isinstance(value, kinds), f"{name} holds {type(value).__name__} {value!r}"
+
+
+def test_the_enum_fields_are_every_closed_option_and_max_cards() -> None:
+    assert set(ENUM_FIELDS) == {*CHOICES, "max_cards"}
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_every_enum_field_of_a_preset_holds_its_member_after_from_dict(name: str) -> None:
+    # The engine compares these fields by identity (``variant.trump is Trump.TURN_UP``), which
+    # a plain string equal to the value would fail.
+    assert_enum_fields_hold_members(PRESETS[name])
+    assert_enum_fields_hold_members(Variant.from_dict(PRESETS[name].to_dict()))
+    assert_enum_fields_hold_members(
+        Variant.from_dict(json.loads(json.dumps(PRESETS[name].to_dict())))
+    )
+
+
+@settings(max_examples=100, deadline=None)
+@given(variants())
+def test_every_enum_field_of_any_variant_holds_its_member_after_from_dict(
+    variant: Variant,
+) -> None:
+    assert_enum_fields_hold_members(variant)
+    data = json.loads(json.dumps(variant.to_dict()))
+    assert_enum_fields_hold_members(Variant.from_dict(data))
+    options = {key: value for key, value in data.items() if key != "schema"}
+    assert_enum_fields_hold_members(Variant().with_options(**options))
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [(option, member.value) for option, choices in CHOICES.items() for member in choices],
+)
+def test_every_value_of_every_closed_option_is_described_and_played(
+    option: str, value: str
+) -> None:
+    variant = Variant.from_dict({"hook": False, "deals": 1, option: value})
+    assert variant.describe()
+    game = random_game(variant, 4, 7)
+    assert game.is_over

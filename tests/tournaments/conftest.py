@@ -107,6 +107,8 @@ class ExampleBots:
         self._runners: list = []
         # Called (in a side thread) before a bot under /hook/ answers, when a test sets it.
         self.before_answer: Callable[[], None] | None = None
+        # The messages sent to bots under /record/, in the order they came; tests clear it.
+        self.recorded: list[dict] = []
 
     def __enter__(self) -> ExampleBots:
         import asyncio
@@ -132,6 +134,8 @@ class ExampleBots:
         @web.middleware
         async def slow_paths(request, handler):
             # Paths under /slow/ think for a while, so a match lasts long enough to interrupt.
+            if "/record/" in request.path:
+                self.recorded.append(await request.json())
             if request.path.startswith("/slow/"):
                 await asyncio.sleep(0.15)
             hook = self.before_answer

@@ -254,6 +254,25 @@ def predict(body: dict, seed: int | None) -> Prediction:
     )
 
 
+def seat_hits(
+    predictions: Iterable[Prediction], truth: dict[str, list[list[set[str]]]]
+) -> dict[int, tuple[int, list[tuple[int, int]]]]:
+    """For each other seat, counted from the predicting bot's seat: cards guessed right, and
+    the draws. ``truth`` holds every seat's hand of each deal, by match id."""
+    by_offset: dict[int, tuple[int, list[tuple[int, int]]]] = {}
+    for p in predictions:
+        hands = truth[p.match_id][p.deal - 1]
+        assert hands[p.seat] == set(p.hand)  # the deals line up with what the bot was dealt
+        for other, guessed in p.predicted.items():
+            offset = (other - p.seat) % p.players
+            hits, draws = by_offset.get(offset, (0, []))
+            by_offset[offset] = (
+                hits + len(guessed & hands[other]),
+                [*draws, (p.unseen, p.hand_size)],
+            )
+    return by_offset
+
+
 def spy_handler(spy: Spy) -> type[BaseHTTPRequestHandler]:
     """An HTTP handler playing the first legal action and spying before each answer."""
 

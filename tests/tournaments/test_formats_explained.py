@@ -1,5 +1,6 @@
-"""What ``rounds`` means per format (API schema and README from one definition), Swiss byes in
-the standings with their ranking rule, and the legend of the duplicate column."""
+"""What ``rounds`` means and how matches are dealt per format (API schema and README from one
+definition), Swiss byes in the standings with their ranking rule, and the legend of the
+duplicate column with the warning that its deals come round again."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 
 from tests.tournaments.starting import start_and_generate
 from tournaments.models import MatchSeat, MatchStatus, TournamentFormat
-from tournaments.models.competitions import RANKING_RULE, ROUNDS_MEANING
+from tournaments.models.competitions import DEALS, RANKING_RULE, ROUNDS_MEANING
 from tournaments.selectors.tournaments import tournament_standings
 from tournaments.services.matches import match_run
 from tournaments.services.tournaments import tournament_advance, tournament_create
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_every_format_says_what_rounds_means_in_the_readme_and_the_schema(anonymous_client):
-    assert set(ROUNDS_MEANING) == set(TournamentFormat.values) == set(RANKING_RULE)
+    assert set(ROUNDS_MEANING) == set(TournamentFormat.values) == set(RANKING_RULE) == set(DEALS)
     readme = (ROOT / "README.md").read_text()
     schema = json.loads(anonymous_client.get("/api/schema/?format=json").content)
     components = schema["components"]["schemas"]
@@ -34,7 +35,12 @@ def test_every_format_says_what_rounds_means_in_the_readme_and_the_schema(anonym
             f"{fmt}: {meaning}"
             in components["TournamentOutput"]["properties"]["rounds"]["description"]
         )
-        assert f"| `{fmt}` | {meaning} | {RANKING_RULE[fmt]} |" in readme
+        assert f"| `{fmt}` | {meaning} | {RANKING_RULE[fmt]} | {DEALS[fmt]} |" in readme
+        for component in ("TournamentInputRequest", "TournamentOutput"):
+            format_help = components[component]["properties"]["format"]["description"]
+            assert f"{fmt}: {DEALS[fmt]}" in format_help
+    assert "can remember them across rotations" in DEALS["duplicate"]
+    assert "trusts" in DEALS["duplicate"]
 
 
 def _play(tournament) -> None:
@@ -105,4 +111,5 @@ def test_the_duplicate_column_has_a_legend(organiser, playing_bots, short, clien
     page = client.get(f"/tournaments/{tournament.pk}/").content.decode()
     assert "Duplicate</abbr>" in page
     assert "the luck of the deal cancels out" in page
+    assert f'<p class="alert deals">Deals: {html.escape(DEALS["duplicate"])}.</p>' in page
     assert html.escape(RANKING_RULE["duplicate"]) in page

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tournaments.models import Ladder, LadderStatus, Variant
+from tournaments.models.ladders import LADDER_DUPLICATE_HELP
 from tournaments.services.ladders import ladder_ensure_default
 
 URL = "/admin/tournaments/ladder/"
@@ -26,6 +29,13 @@ def test_staff_pause_and_resume_ladders_from_the_list(admin_client, oh_hell):
     admin_client.post(URL, {"action": "resume_ladders", "_selected_action": [ladder.pk]})
     ladder.refresh_from_db()
     assert ladder.status == LadderStatus.RUNNING
+
+
+def test_the_admin_form_says_what_duplicate_exposes_and_leaves_it_off(admin_client, presets):
+    body = admin_client.get(f"{URL}add/").content.decode()
+    assert LADDER_DUPLICATE_HELP in body  # the admin shows help text as written
+    (checkbox,) = re.findall(r'<input[^>]*name="duplicate"[^>]*>', body)
+    assert "checked" not in checkbox
 
 
 def test_staff_switch_a_ladder_on_and_an_unseatable_table_is_refused(admin_client, presets):

@@ -1,5 +1,6 @@
 """Queued matches whose broker message was lost are sent again within minutes, and only as
-many as their queue lacks: a backlog being worked through is not sent twice (real Redis)."""
+many as their queue lacks: a backlog being worked through is not sent twice, and a queue's
+other messages are not taken for matches (real Redis)."""
 
 from __future__ import annotations
 
@@ -15,9 +16,9 @@ from tests.tournaments.workers import (
     queue_length,
     wait_for,
 )
-from tournaments.models import Match, MatchStatus
+from tournaments.models import Ladder, Match, MatchStatus
 from tournaments.services.matches import match_create, match_sweep_stuck
-from tournaments.tasks import run_match
+from tournaments.tasks import run_match, top_up_ladders
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -30,13 +31,14 @@ def queue_matches(playing_bots, short_variant, queue):
     """Queue ``n`` matches on the test's private queues."""
     bots = playing_bots(4)
 
-    def make(n: int) -> list[Match]:
+    def make(n: int, **fields: object) -> list[Match]:
         return [
             match_create(
                 variant_id=short_variant.pk,
                 bot_ids=[b.pk for b in bots],
                 seed=100 + i,
                 time_limit_ms=500,
+                **fields,
             )
             for i in range(n)
         ]
@@ -70,6 +72,21 @@ def test_only_the_messages_a_queue_lacks_are_sent_again_once(queue_matches):
     _queued_for(backlog, timedelta(hours=1))
     assert match_sweep_stuck()["resent"] == 0
     assert queue_length(matches_queue) == 3
+
+
+def test_a_lost_ladder_match_is_sent_again_while_ladder_top_ups_wait(queue_matches, short_variant):
+    ladder = Ladder.objects.create(variant=short_variant, duplicate=False)
+    (match,) = queue_matches(1, ladder=ladder)
+    ladder_queue = broker_queue("ladder")
+    assert queue_length(ladder_queue) == 1
+    purge_queue(ladder_queue)  # the broker lost the match's message
+    for _ in range(3):  # top-ups sent by finished matches and beat, not yet taken by a worker
+        top_up_ladders.delay()
+    _queued_for([match], timedelta(minutes=2))
+    assert match_sweep_stuck()["resent"] == 1
+    assert queue_length(ladder_queue) == 1
+    # The top-ups wait with the control tasks, where a match backlog does not hold them up.
+    assert queue_length(broker_queue("")) == 3
 
 
 def test_a_match_whose_message_was_lost_is_played_within_minutes(queue_matches, start_worker):

@@ -21,7 +21,14 @@ from django.conf import settings
 from rest_framework.authtoken.models import Token
 
 from tests.conftest import client_for
-from tests.tournaments.spying import Spy, chance_tail, dealt_hands, predict, serve_spy
+from tests.tournaments.spying import (
+    Spy,
+    chance_tail,
+    dealt_hands,
+    predict,
+    seat_hits,
+    serve_spy,
+)
 from tests.tournaments.workers import wait_for
 from tournaments.models import Match, MatchStatus, Replay, Tournament, TournamentStatus
 from tournaments.services.variants import variant_create
@@ -72,22 +79,6 @@ def spy_world(make_bot, organiser, loopback_allowed, example_bots, live_server):
     yield spy, spy_bot, rivals, variant
     server.shutdown()
     server.server_close()
-
-
-def seat_hits(predictions, truth) -> dict[int, tuple[int, list[tuple[int, int]]]]:
-    """For each other seat, counted from the spy's seat: cards guessed right, and the draws."""
-    by_offset: dict[int, tuple[int, list[tuple[int, int]]]] = {}
-    for p in predictions:
-        hands = truth[p.match_id][p.deal - 1]
-        assert hands[p.seat] == set(p.hand)  # the deals line up with what the spy was dealt
-        for other, guessed in p.predicted.items():
-            offset = (other - p.seat) % p.players
-            hits, draws = by_offset.get(offset, (0, []))
-            by_offset[offset] = (
-                hits + len(guessed & hands[other]),
-                [*draws, (p.unseen, p.hand_size)],
-            )
-    return by_offset
 
 
 def test_a_bot_reading_the_api_during_its_matches_predicts_no_hidden_card_better_than_chance(

@@ -20,9 +20,12 @@ from tournaments.models import (
     TournamentFormat,
     TournamentStatus,
     Variant,
+    VoidedDeal,
     sees_bot_privately,
+    sees_platform_errors,
 )
-from tournaments.models.competitions import rounds_help
+from tournaments.models.competitions import format_help, rounds_help
+from tournaments.models.ladders import LADDER_DUPLICATE_HELP
 from tournaments.rating_math import is_provisional
 from tournaments.selectors.matches import match_seed_revealed
 from tournaments.services.tournaments import MAX_ENTRIES
@@ -77,7 +80,7 @@ class TournamentInput(serializers.Serializer):
     name = StrictCharField(max_length=100)
     description = StrictCharField(max_length=1000, required=False, allow_blank=True, default="")
     variant = VariantRefField()
-    format = serializers.ChoiceField(choices=TournamentFormat.choices)
+    format = serializers.ChoiceField(choices=TournamentFormat.choices, help_text=format_help())
     bots = serializers.ListField(
         child=StrictIntegerField(min_value=1, max_value=MAX_ID),
         min_length=1,
@@ -129,7 +132,10 @@ class TournamentOutput(serializers.ModelSerializer):
 
     class Meta:
         model = Tournament
-        extra_kwargs = {"rounds": {"help_text": rounds_help()}}
+        extra_kwargs = {
+            "rounds": {"help_text": rounds_help()},
+            "format": {"help_text": format_help()},
+        }
         fields = [
             "id",
             "name",
@@ -303,11 +309,61 @@ class MatchOutput(serializers.ModelSerializer):
         ]
 
 
+class VoidedDealOutput(serializers.ModelSerializer):
+    """A deal of the match that did not count, with the commitment it had; its seed is shown
+    once the match has ended, as the match's own is (an attempt of it may still be playing on
+    until then)."""
+
+    seed_sha256 = serializers.SerializerMethodField(
+        help_text="the commitment published while this was the match's deal"
+    )
+    seed = serializers.SerializerMethodField(
+        help_text="the voided deal's seed, null until the match has ended (then it matches "
+        "seed_sha256)"
+    )
+
+    class Meta:
+        model = VoidedDeal
+        fields = ["seed_sha256", "seed", "reason", "voided_at"]
+        extra_kwargs = {
+            "reason": {"help_text": "why the deal did not count, in general terms"},
+        }
+
+    def get_seed_sha256(self, deal: VoidedDeal) -> str:
+        return seed_sha256(deal.seed)
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_seed(self, deal: VoidedDeal) -> int | None:
+        # deal.match is the match being shown (Django sets it on its related rows).
+        return deal.seed if match_seed_revealed(deal.match) else None
+
+
 class MatchDetailOutput(MatchOutput):
     seats = SeatDetailOutput(many=True)
+    voided_deals = VoidedDealOutput(
+        many=True,
+        help_text="deals of the match that did not count, oldest first: attempts the platform "
+        "gave up on, after which the match was dealt anew (a duplicate group's rotation keeps "
+        "the group's deal), and a deal superseded by a late outcome of an earlier one",
+    )
+    error = serializers.SerializerMethodField(
+        help_text="the platform's last error with this match (empty when none); staff only, "
+        "null for everyone else, who see that it failed from its status"
+    )
 
     class Meta(MatchOutput.Meta):
-        fields = [*MatchOutput.Meta.fields, "time_limit_ms", "error", "rating_sequence"]
+        fields = [
+            *MatchOutput.Meta.fields,
+            "time_limit_ms",
+            "error",
+            "rating_sequence",
+            "voided_deals",
+        ]
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_error(self, match: Match) -> str | None:
+        request = self.context.get("request")
+        return match.error if request is not None and sees_platform_errors(request.user) else None
 
 
 class LeaderboardQuery(serializers.Serializer):
@@ -440,9 +496,7 @@ class LadderInput(serializers.Serializer):
     variant = VariantRefField()
     table_size = StrictIntegerField(min_value=3, max_value=8, default=4)
     time_limit_ms = StrictIntegerField(min_value=10, max_value=120_000, required=False)
-    duplicate = StrictBooleanField(
-        default=True, help_text="play each table's deals once per seat rotation, rated as one"
-    )
+    duplicate = StrictBooleanField(default=False, help_text=LADDER_DUPLICATE_HELP)
 
 
 class LadderOutput(serializers.ModelSerializer):

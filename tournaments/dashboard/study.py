@@ -19,6 +19,13 @@ DUPLICATE_PER_MATCH = "duplicate, each match one update"
 GROUP = "duplicate, group as one update"
 # The checkpoint the sentence quotes: early enough that the arms still differ.
 QUOTED_MATCHES = 400
+# Duplicate's figures hold for bots that play each match on its own, as the bench's do.
+DUPLICATE_CAVEAT = (
+    "These bots play each match on its own; a bot that remembers the deals of a group's "
+    "earlier rotations knows the other seats' cards in the later ones, so duplicate groups "
+    "suit only bots whose code the organiser trusts, and the ladders deal every table afresh "
+    "unless staff switch duplicate on."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +64,7 @@ def ranking_study(path: Path = SUMMARY) -> RankingStudy | None:
         f"or better a median {share[GROUP]:.0%} of the time with duplicate groups, "
         f"{share[SUMMED]:.0%} with summed random deals and {share[PER_MATCH]:.0%} match by "
         f"match; a smaller TrueSkill tau ({smaller.split(' ')[2]}) takes match-by-match "
-        f"rating to {small_share:.0%}."
+        f"rating to {small_share:.0%}. {DUPLICATE_CAVEAT}"
     )
     marks = data["checkpoints"]
     chart = {

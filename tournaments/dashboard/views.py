@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.core.paginator import Page, Paginator
@@ -26,7 +28,9 @@ from tournaments.models import (
     TournamentStatus,
     Variant,
     sees_bot_privately,
+    sees_platform_errors,
 )
+from tournaments.models.competitions import DEALS
 from tournaments.rating_math import is_provisional, margin
 from tournaments.selectors import dashboard as reads
 from tournaments.selectors.bots import bot_health_checks
@@ -213,6 +217,7 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
         "winners": set(standings["winners"]) if standings["final"] else set(),
         "tie_for_first": standings["tie_for_first"],
         "ranking_rule": standings["ranking_rule"],
+        "deals_rule": DEALS[tournament.format],
         "page": page,
         "now": timezone.now(),
         "api_url": f"/api/tournaments/{tournament.pk}/",
@@ -235,11 +240,37 @@ def _replay_data(match: Match) -> dict[str, Any] | None:
     return replay.data if replay else None
 
 
+@dataclass(frozen=True, slots=True)
+class VoidedDealShown:
+    """A voided deal as the fair-deal box shows it: its commitment, and its seed once the
+    match's seed is revealed (None before)."""
+
+    commitment: str
+    seed: int | None
+    reason: str
+    voided_at: datetime
+
+
 def _fair_deal(match: Match, replay: dict[str, Any] | None) -> dict[str, Any]:
     """The deal's commitment, and once revealed, whether the seed matches it and re-deals the
-    replay (engine/seeds.py, engine/replay.py)."""
-    fair: dict[str, Any] = {"commitment": seed_sha256(match.seed), "revealed": False}
-    if not match_seed_revealed(match):
+    replay (engine/seeds.py, engine/replay.py); and the deals that did not count, each with its
+    commitment, and its seed once revealed."""
+    revealed = match_seed_revealed(match)
+    voided = [
+        VoidedDealShown(
+            commitment=seed_sha256(deal.seed),
+            seed=deal.seed if revealed else None,
+            reason=deal.get_reason_display(),
+            voided_at=deal.voided_at,
+        )
+        for deal in match.voided_deals.all()
+    ]
+    fair: dict[str, Any] = {
+        "commitment": seed_sha256(match.seed),
+        "revealed": False,
+        "voided": voided,
+    }
+    if not revealed:
         return fair
     fair.update(
         revealed=True, seed=match.seed, matches=seed_matches(match.seed, fair["commitment"])
@@ -256,7 +287,8 @@ def _fair_deal(match: Match, replay: dict[str, Any] | None) -> dict[str, Any]:
 
 @require_safe
 def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
-    """Show a match: each seat's result and faults, and the replay viewer once it has finished."""
+    """Show a match: each seat's result and faults, the replay viewer once it has finished, and
+    to staff the platform's last error with it."""
     match = reads.match_with_seats(match_id=match_id)
     if match is None:
         raise Http404(f"No match {match_id}.")
@@ -266,6 +298,7 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     replay = _replay_data(match)
     context = {
         "match": match,
+        "error": match.error if sees_platform_errors(request.user) else "",
         "seats": seats,
         "replay": replay,
         "fair": _fair_deal(match, replay),

@@ -10,6 +10,14 @@ is the most that ``k`` replays (rather than ``k!``) can offer.
 Results are compared deal by deal (:func:`duplicate_differences`): for each deal and seat, a
 bot scores the difference between its points and the mean of the group's rotations at that
 seat and deal, i.e. what it made of those exact cards compared with the others.
+
+Only for bots whose code the organiser trusts (e.g. reviewed course submissions). Every card
+dealt is played, so the bots see the same deals again and a bot that remembers what it saw
+recognises a deal from its own hand and knows the other seats' cards in the later rotations;
+in a tournament the rotations may even be played at the same time, so one bot can pass on what
+it sees in one to itself in another. The always-on ladders deal every table afresh unless
+staff switch duplicate on (tournaments/models/ladders.py); tests/tournaments/test_memorising_bot.py
+plays such a bot on a ladder either way.
 """
 
 from __future__ import annotations

@@ -20,12 +20,21 @@ from tournaments.models.competitions import (
 )
 from tournaments.models.faults import FaultKind
 from tournaments.models.ladders import Ladder, LadderStatus
-from tournaments.models.matches import Match, MatchSeat, MatchStatus, Replay, SeatFault
+from tournaments.models.matches import (
+    Match,
+    MatchSeat,
+    MatchStatus,
+    Replay,
+    SeatFault,
+    VoidedDeal,
+    VoidReason,
+)
 from tournaments.models.ratings import Rating, RatingHistory, RatingRecompute, RecomputeStatus
 from tournaments.models.users import (
     ORGANISERS_GROUP,
     is_organiser,
     sees_bot_privately,
+    sees_platform_errors,
     signed_in,
 )
 from tournaments.models.variants import Variant
@@ -55,7 +64,10 @@ __all__ = [
     "TournamentFormat",
     "TournamentStatus",
     "Variant",
+    "VoidReason",
+    "VoidedDeal",
     "is_organiser",
     "sees_bot_privately",
+    "sees_platform_errors",
     "signed_in",
 ]

@@ -64,9 +64,13 @@ class Bot(models.Model):
             ),
             models.CheckConstraint(
                 condition=models.Q(
-                    status=BotStatus.DISABLED, disabled_cause__in=["health", "admin"]
+                    status=BotStatus.DISABLED,
+                    disabled_cause__in=[DisabledCause.HEALTH, DisabledCause.ADMIN],
                 )
-                | (~models.Q(status=BotStatus.DISABLED) & models.Q(disabled_cause="")),
+                | (
+                    ~models.Q(status=BotStatus.DISABLED)
+                    & models.Q(disabled_cause=DisabledCause.NONE)
+                ),
                 name="bot_disabled_has_cause",
             ),
             models.CheckConstraint(condition=~models.Q(secret=""), name="bot_secret_not_empty"),
@@ -159,7 +163,7 @@ class BotHealthCheck(models.Model):
         indexes = [models.Index(fields=["bot", "-at"], name="healthcheck_bot_at_idx")]
 
     def __str__(self) -> str:
-        outcome = {True: "ok", False: self.error_kind, None: "pending"}[self.ok]
+        outcome = self.error_kind if self.ok is False else self.status
         return f"{self.bot} {outcome} at {self.at:%Y-%m-%d %H:%M}"
 
     @property

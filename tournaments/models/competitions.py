@@ -57,10 +57,33 @@ RANKING_RULE: dict[str, str] = {
 }
 
 
+# How each format deals its matches: the API schema's help text of ``format``, the README and
+# the tournament page say these words (a test compares them). Duplicate replays deals, which a
+# bot can remember, so its words say who it is for.
+FRESH_DEALS = "every match is dealt from a seed of its own"
+DEALS: dict[str, str] = {
+    TournamentFormat.ROUND_ROBIN: FRESH_DEALS,
+    TournamentFormat.DUPLICATE: (
+        "each table's deals are replayed in every seat rotation, so the bots play the same "
+        "deals again and can remember them across rotations: every card is played, and a bot "
+        "that recalls what it saw knows the other seats' cards in the later rotations. Only "
+        "for bots whose code the organiser trusts (e.g. reviewed course submissions)"
+    ),
+    TournamentFormat.SWISS: FRESH_DEALS,
+    TournamentFormat.LADDER: FRESH_DEALS,
+}
+
+
 def rounds_help() -> str:
     """The help text of ``rounds``: its meaning in every format."""
     meanings = "; ".join(f"{fmt}: {text}" for fmt, text in ROUNDS_MEANING.items())
     return f"What rounds means depends on the format. {meanings}."
+
+
+def format_help() -> str:
+    """The help text of ``format``: how every format deals its matches."""
+    deals = "; ".join(f"{fmt}: {text}" for fmt, text in DEALS.items())
+    return f"How the format deals its matches. {deals}."
 
 
 class TournamentStatus(models.TextChoices):

@@ -4,6 +4,16 @@ from __future__ import annotations
 
 from django.db import models
 
+# The duplicate switch's help text, for staff in the admin and the API.
+LADDER_DUPLICATE_HELP = (
+    "Off (the default): every table is dealt afresh. On: each table's deals are replayed in "
+    "every seat rotation and rated as one, which cancels the luck of the cards; but the bots "
+    "play the same deals again and can remember them across rotations, and every card is "
+    "played, so a bot that recalls what it saw knows the other seats' cards in the later "
+    "rotations. Switch it on only when the code of every opted-in bot is trusted (e.g. "
+    "reviewed course submissions)."
+)
+
 
 class LadderStatus(models.TextChoices):
     RUNNING = "running", "running"
@@ -14,8 +24,11 @@ class Ladder(models.Model):
     """A variant's continuous ladder: it never finishes, staff pause and resume it.
 
     It keeps ``LADDER_MATCHES_IN_FLIGHT`` tables queued or playing among the active bots whose
-    owners opted them in; a table is a duplicate group (the same deals with the seats rotated,
-    played one rotation after another and rated as one) when ``duplicate`` is on.
+    owners opted them in. Each table is dealt from a seed of its own. When staff switch
+    ``duplicate`` on, a table is a duplicate group instead: the same deals with the seats
+    rotated, played one rotation after another and rated as one. Every card dealt is played, so
+    a bot that remembers what it saw knows the other hands in the later rotations: duplicate
+    suits only bots whose code the organiser trusts (``LADDER_DUPLICATE_HELP``).
     """
 
     variant = models.OneToOneField("Variant", on_delete=models.CASCADE, related_name="ladder")
@@ -24,9 +37,7 @@ class Ladder(models.Model):
     )
     table_size = models.PositiveSmallIntegerField(default=4)
     time_limit_ms = models.PositiveIntegerField(default=1000)
-    duplicate = models.BooleanField(
-        default=True, help_text="play each table's deals once per seat rotation, rated as one"
-    )
+    duplicate = models.BooleanField(default=False, help_text=LADDER_DUPLICATE_HELP)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -1,8 +1,9 @@
-"""Matches (one game at one table), their seats, faults and replays."""
+"""Matches (one game at one table), their seats, faults, replays and voided deals."""
 
 from __future__ import annotations
 
 from django.db import models
+from django.utils import timezone
 
 from tournaments.models.faults import FaultKind
 from tournaments.seeds import new_seed
@@ -177,6 +178,47 @@ class SeatFault(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} x{self.count}"
+
+
+class VoidReason(models.TextChoices):
+    """Why an attempt's deal was voided: public and generic, never the platform's error text
+    (``Match.error``, shown to staff only)."""
+
+    WORKER_LOST = "worker_lost", "worker stopped"
+    PLATFORM_ERROR = "platform_error", "platform error"
+    # A late outcome of an earlier deal counted instead (first writer wins).
+    SUPERSEDED = "superseded", "superseded by an earlier deal"
+
+
+class VoidedDeal(models.Model):
+    """A deal a match was given that did not count.
+
+    The platform gave up on an attempt whose bots saw part of its deal, so the match was dealt
+    anew (tournaments/services/matches.py, ``_release``); or a late outcome of an earlier deal
+    was recorded instead, superseding this one (``_write_outcome``). An attempt of the deal may
+    still be playing on until the match has ended, so its seed is shown only then, under the
+    same rule as the match's own seed (tournaments/seeds.py), for anyone to check against the
+    commitment ``seed_sha256`` published while it was the match's deal.
+    """
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="voided_deals")
+    seed = models.BigIntegerField()
+    reason = models.CharField(max_length=32, choices=VoidReason.choices)
+    voided_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["match", "voided_at", "pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(seed__gte=0), name="voided_seed_not_negative"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(reason__in=VoidReason.values), name="voided_reason_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"deal voided from match {self.match_id} ({self.reason})"
 
 
 class Replay(models.Model):

@@ -29,3 +29,12 @@ def sees_bot_privately(user: User | AnonymousUser, owner_id: int) -> bool:
     if isinstance(user, AnonymousUser):
         return False
     return bool(user.is_staff or user.pk == owner_id)
+
+
+def sees_platform_errors(user: User | AnonymousUser) -> bool:
+    """Tell whether the user may read the platform's own error texts (a match's last error,
+    which can quote stored values or name the database's or a worker's host): staff only;
+    everyone else sees that the match failed from its status."""
+    if isinstance(user, AnonymousUser):
+        return False
+    return bool(user.is_staff)

@@ -261,12 +261,13 @@ def tournament_fixtures_page(*, tournament: Tournament) -> QuerySet[Match]:
 
 
 def match_with_seats(*, match_id: int) -> Match | None:
-    """A match with variant, tournament, seats, their bots and fault records."""
+    """A match with variant, tournament, seats, their bots and fault records, and its voided
+    deals."""
     seats = (
         MatchSeat.objects.select_related("bot").prefetch_related("fault_records").order_by("seat")
     )
     rows = Match.objects.select_related("variant", "tournament").prefetch_related(
-        Prefetch("seats", queryset=seats)
+        Prefetch("seats", queryset=seats), "voided_deals"
     )
     return rows.filter(pk=match_id).first()
 

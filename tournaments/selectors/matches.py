@@ -28,9 +28,11 @@ def _with_has_replay(matches: QuerySet[Match]) -> QuerySet[Match]:
 
 
 def match_seed_revealed(match: Match) -> bool:
-    """Tell whether the match's seed may be shown: it has ended (finished or cancelled) and no
-    other match dealt the same cards (its duplicate group) is still to be played. Before that
-    only its commitment ``seed_sha256`` is shown (tournaments/seeds.py)."""
+    """Tell whether the match's seed, and each of its voided deals' seeds, may be shown: it has
+    ended (finished or cancelled) and no other match dealt the same cards (its duplicate group)
+    is still to be played. Before that only their commitments ``seed_sha256`` are shown
+    (tournaments/seeds.py): an attempt of a voided deal may still be playing on, and a failed
+    match still takes a late outcome."""
     if match.status not in DEALT_OUT:
         return False
     still_playing = getattr(match, "group_still_playing", None)
@@ -60,12 +62,13 @@ def tournament_fixtures(*, tournament: Tournament) -> QuerySet[Match]:
 
 
 def match_detail_list() -> QuerySet[Match]:
-    """Matches with each seat's bot and fault records, for showing one match in full."""
+    """Matches with each seat's bot and fault records, and their voided deals, for showing one
+    match in full."""
     seats = (
         MatchSeat.objects.select_related("bot").prefetch_related("fault_records").order_by("seat")
     )
     matches = Match.objects.select_related("variant", "tournament").prefetch_related(
-        Prefetch("seats", queryset=seats)
+        Prefetch("seats", queryset=seats), "voided_deals"
     )
     return _with_has_replay(matches)
 

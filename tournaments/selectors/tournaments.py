@@ -32,6 +32,7 @@ from tournaments.models import (
     Tournament,
     TournamentEntry,
     TournamentFormat,
+    TournamentStatus,
 )
 from tournaments.models.competitions import RANKING_RULE
 
@@ -249,7 +250,7 @@ def tournament_standings(*, tournament: Tournament) -> dict[str, Any]:
         "standings": [line.to_dict(names) for line in ordered],
         "winners": [line.bot_id for line in leaders] if ordered else [],
         "tie_for_first": len(leaders) > 1,
-        "final": tournament.status == "finished",
+        "final": tournament.status == TournamentStatus.FINISHED,
     }
 
 

@@ -44,7 +44,7 @@ OPEN = (MatchStatus.QUEUED, MatchStatus.RUNNING)
 
 
 def ladders_top_up_soon() -> None:
-    """Send a top-up to the ladder queue once the current transaction commits.
+    """Send a top-up to the control queue once the current transaction commits.
 
     Not when tasks run in-process (eager, as in tests on SQLite): there a top-up would play
     its matches at once, each finished match topping up again, without end. Ladders run on
@@ -87,9 +87,13 @@ def ladder_create(
     variant: Variant,
     table_size: int = 4,
     time_limit_ms: int | None = None,
-    duplicate: bool = True,
+    duplicate: bool = False,
 ) -> Ladder:
-    """Switch a variant's ladder on; 409 when the variant already has one."""
+    """Switch a variant's ladder on; 409 when the variant already has one.
+
+    Its tables are dealt independently unless ``duplicate`` (see ``Ladder``: only for bots
+    whose code is trusted, since duplicate groups replay the same deals).
+    """
     _check_table(variant, table_size)
     if Ladder.objects.filter(variant=variant).exists():
         raise ApplicationError(

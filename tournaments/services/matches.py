@@ -11,6 +11,11 @@ and rated exactly once. A detail the database refuses (a fault sample) is replac
 never the outcome; a dropped connection is tried again while the heartbeat goes on; and when
 the database stays away longer than the tries, the outcome is handed to the
 ``tournaments.record_outcome`` task, which tries again until the database is back.
+
+A match given back is dealt anew (``_release``), its earlier deal kept as voided; an attempt of
+that deal may still be playing on, so its seed stays hidden until the match has ended. A late
+outcome of it still counts while the match has not finished (first writer wins): that deal
+becomes the match's deal again, and the one it replaces is voided.
 """
 
 from __future__ import annotations
@@ -56,9 +61,11 @@ from tournaments.models import (
     SeatFault,
     Tournament,
     TournamentStatus,
+    VoidedDeal,
+    VoidReason,
 )
 from tournaments.netpolicy import bot_limits, bot_network_policy
-from tournaments.seeds import deal_seed
+from tournaments.seeds import deal_seed, new_seed
 
 log = logging.getLogger(__name__)
 
@@ -198,6 +205,11 @@ class PlayedMatch:
     seats: tuple[SeatRecord, ...]
     replay: dict[str, Any]
 
+    @property
+    def seed(self) -> int:
+        """The seed this outcome was dealt from, as its replay says."""
+        return int(self.replay["seed"])
+
     @classmethod
     def from_outcome(cls, match_id: int, outcome: MatchOutcome) -> PlayedMatch:
         """The stored form of an outcome; every fault sample passes through ``safe_text``."""
@@ -278,6 +290,12 @@ def _write_outcome(*, match_id: int, token: str, played: PlayedMatch) -> bool:
     finished. Once finished, it keeps its outcome: a second one changes nothing (False), and a
     repeat of this attempt's own write, whose answer was lost with the connection, only sends
     the follow-up messages again (True).
+
+    The outcome must be of the match's deal or of one of its voided deals (``_release``), whose
+    seeds stay hidden until the match has ended. An outcome of a voided deal makes that deal the
+    match's again, so the replay verifies against ``match.seed``, and the deal it replaces is
+    voided (superseded): an attempt of it may have been under way, and its outcome can no
+    longer count.
     """
     match = Match.objects.select_for_update().filter(pk=match_id).first()
     if match is None:
@@ -294,6 +312,14 @@ def _write_outcome(*, match_id: int, token: str, played: PlayedMatch) -> bool:
     if played.match_id != match.pk or set(seats) != {s.seat for s in played.seats}:
         log.error("match %s: an outcome of another match was not recorded", match.pk)
         return False
+    if played.seed != match.seed:
+        voided = VoidedDeal.objects.filter(match=match, seed=played.seed).first()
+        if voided is None:
+            log.error("match %s: an outcome of a deal it never had was not recorded", match.pk)
+            return False
+        voided.delete()
+        VoidedDeal.objects.create(match=match, seed=match.seed, reason=VoidReason.SUPERSEDED)
+        match.seed = played.seed
     faults = []
     for result in played.seats:
         seat = seats[result.seat]
@@ -325,7 +351,7 @@ def _write_outcome(*, match_id: int, token: str, played: PlayedMatch) -> bool:
     match.claimed_by = token
     match.error = ""
     match.finished_at = timezone.now()
-    match.save(update_fields=["status", "claimed_by", "error", "finished_at", "updated_at"])
+    match.save(update_fields=["status", "claimed_by", "error", "seed", "finished_at", "updated_at"])
     _after_finish(match)
     return True
 
@@ -380,19 +406,34 @@ def match_fail_attempt(*, match_id: int, token: str, error: str) -> str | None:
     match = Match.objects.select_for_update().filter(pk=match_id).first()
     if match is None or match.status != MatchStatus.RUNNING or match.claimed_by != token:
         return None
-    return _release(match, error)
+    return _release(match, error, VoidReason.PLATFORM_ERROR)
 
 
-def _release(match: Match, error: str) -> str:
+def _release(match: Match, error: str, reason: VoidReason) -> str:
+    """Give a locked running match back: queued for another attempt, or failed when out of them.
+
+    The attempt's bots may have seen part of its deal (their hands, the cards played), so the
+    match is dealt anew from the CSPRNG and the voided deal recorded. The attempt may still be
+    playing on (a worker cut off from the database), so the voided seed is shown only once the
+    match has ended, and that attempt's outcome may still count (``_write_outcome``). This is
+    the only place a match is dealt anew, whether or not a bot had been called: a failed match
+    keeps the fresh deal for a retry by staff.
+
+    A rotation of a duplicate group keeps its deal, which every rotation of the group plays
+    (tournaments/seeds.py): duplicate play is for trusted bots.
+    """
     match.error = safe_text(error, 2000)
     match.claimed_by = ""
+    if not match.duplicate_group:
+        VoidedDeal.objects.create(match=match, seed=match.seed, reason=reason)
+        match.seed = new_seed()
     if match.attempts >= match.max_attempts:
         match.status = MatchStatus.FAILED
         match.finished_at = timezone.now()
     else:
         match.status = MatchStatus.QUEUED
         match_enqueue(match=match)
-    match.save(update_fields=["status", "error", "claimed_by", "finished_at", "updated_at"])
+    match.save(update_fields=["status", "error", "claimed_by", "seed", "finished_at", "updated_at"])
     if match.status == MatchStatus.FAILED:
         _after_finish(match)
     return match.status
@@ -412,7 +453,9 @@ def match_sweep_stuck(*, stale_after: timedelta | None = None) -> dict[str, int]
                 .first()
             )
             if match is not None:
-                status = _release(match, "the worker stopped sending heartbeats")
+                status = _release(
+                    match, "the worker stopped sending heartbeats", VoidReason.WORKER_LOST
+                )
                 released["requeued" if status == MatchStatus.QUEUED else "failed"] += 1
     released["resent"] = _resend_lost()
     return released
@@ -424,9 +467,10 @@ def _resend_lost() -> int:
     A claimable match waiting longer than ``MATCH_RESEND_SECONDS`` may have lost its message
     (a broker restarted without its data, a worker killed holding it). Only as many as its
     queue lacks are sent again, oldest first: a queue holding at least one message per
-    claimable match is a backlog being worked through, and is left alone. A match sent again
-    waits the full time before it can be sent once more, so duplicates stay few, and a
-    duplicate delivery finds the match claimed and does nothing.
+    claimable match is a backlog being worked through, and is left alone (the match queues
+    hold match messages only; config/settings.py routes every other task to the control
+    queue). A match sent again waits the full time before it can be sent once more, so
+    duplicates stay few, and a duplicate delivery finds the match claimed and does nothing.
     """
     cutoff = timezone.now() - timedelta(seconds=settings.MATCH_RESEND_SECONDS)
     sent = 0
@@ -582,7 +626,9 @@ def _record_with_retries(*, match_id: int, token: str, played: PlayedMatch) -> s
 
 @transaction.atomic
 def match_retry(*, match: Match) -> Match:
-    """Queue a failed match again with fresh attempts, once staff have dealt with the cause."""
+    """Queue a failed match again with fresh attempts, once staff have dealt with the cause.
+
+    It plays the deal it was given when its last attempt was given up on (``_release``)."""
     match = (
         Match.objects.select_for_update(of=("self",)).select_related("tournament").get(pk=match.pk)
     )

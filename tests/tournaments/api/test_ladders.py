@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tournaments.models import Ladder, LadderStatus
+from tournaments.models.ladders import LADDER_DUPLICATE_HELP
 from tournaments.services.ladders import ladder_ensure_default
 
 
@@ -17,7 +20,7 @@ def test_anyone_lists_and_reads_the_ladders(ladder, anonymous_client):
     body = anonymous_client.get("/api/ladders/").json()
     assert [row["variant"] for row in body["results"]] == ["oh-hell"]
     one = anonymous_client.get(f"/api/ladders/{ladder.pk}/").json()
-    assert one["status"] == "running" and one["duplicate"] is True
+    assert one["status"] == "running" and one["duplicate"] is False
     assert one["matches_in_flight"] == 0
 
 
@@ -30,12 +33,29 @@ def test_staff_pause_and_resume_a_ladder(ladder, staff_client):
 
 
 def test_staff_switch_a_variant_ladder_on(presets, staff_client):
-    data = {"variant": "blackout", "table_size": 5, "duplicate": False}
+    data = {"variant": "blackout", "table_size": 5}
     response = staff_client.post("/api/ladders/", data, format="json")
     assert response.status_code == 201, response.content
+    assert response.json()["duplicate"] is False  # independent deals unless asked
     assert Ladder.objects.get(variant__name="blackout").table_size == 5
     again = staff_client.post("/api/ladders/", data, format="json")
     assert again.status_code == 409
+
+
+def test_staff_may_switch_duplicate_on_and_the_schema_says_what_it_exposes(
+    presets, staff_client, anonymous_client
+):
+    data = {"variant": "blackout", "table_size": 4, "duplicate": True}
+    response = staff_client.post("/api/ladders/", data, format="json")
+    assert response.status_code == 201, response.content
+    assert Ladder.objects.get(variant__name="blackout").duplicate
+    schema = json.loads(anonymous_client.get("/api/schema/?format=json").content)
+    components = schema["components"]["schemas"]
+    for name in ("LadderInputRequest", "LadderOutput"):
+        described = components[name]["properties"]["duplicate"]["description"]
+        assert described == LADDER_DUPLICATE_HELP
+    assert "can remember them across rotations" in LADDER_DUPLICATE_HELP
+    assert "trusted" in LADDER_DUPLICATE_HELP
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from engine.seeds import seed_sha256
+from engine.seeds import seed_matches, seed_sha256
 from tests.tournaments.api.support import error_of
 from tournaments.errors import ApplicationError
 from tournaments.models import (
@@ -21,7 +21,12 @@ from tournaments.models import (
     SeatFault,
     Tournament,
 )
-from tournaments.services.matches import match_retry
+from tournaments.services.matches import (
+    claim_token,
+    match_claim,
+    match_fail_attempt,
+    match_retry,
+)
 
 
 @pytest.fixture
@@ -159,6 +164,69 @@ class TestDetail:
             {"kind": "timeout", "count": 2, "sample": None, "latency_ms": 1001}
         ]
         assert body["seats"][0]["fault_records"] == []
+
+    @pytest.mark.parametrize(
+        ("viewer", "sees"),
+        [
+            ("anonymous_client", False),
+            ("owner_client", False),  # owns every bot at the table: still not the platform's
+            ("other_client", False),
+            ("staff_client", True),
+        ],
+    )
+    def test_a_platform_error_is_shown_to_staff_only(self, request, seated, viewer, sees):
+        error = 'IntegrityError: duplicate key value violates "match_seat" (note)=(internal)'
+        match = seated(status=MatchStatus.FAILED, error=error)
+        client = request.getfixturevalue(viewer)
+        response = client.get(f"/api/matches/{match.pk}/")
+        assert response.status_code == 200
+        body = response.json()
+        assert body["status"] == "failed"  # everyone sees that it failed
+        assert body["error"] == (error if sees else None)
+        # Nor do the lists and downloads of matches carry it, to anyone.
+        assert "IntegrityError" not in client.get("/api/matches/").content.decode()
+        download = client.get("/api/matches/", {"download": "csv"})
+        assert download.status_code == 200 and download["Content-Type"].startswith("text/csv")
+        assert "IntegrityError" not in download.content.decode()
+
+    def test_anyone_sees_a_voided_deal_but_not_the_error(
+        self, anonymous_client, staff_client, seated
+    ):
+        match = seated()
+        published = seed_sha256(match.seed)
+        token = claim_token()
+        assert match_claim(match_id=match.pk, token=token)
+        error = "OperationalError('server closed the connection at db-7.internal')"
+        assert match_fail_attempt(match_id=match.pk, token=token, error=error) == "queued"
+        body = anonymous_client.get(f"/api/matches/{match.pk}/").json()
+        (voided,) = body["voided_deals"]
+        assert voided["seed_sha256"] == published != body["seed_sha256"]
+        assert voided["reason"] == "platform_error" and voided["voided_at"]
+        assert body["error"] is None
+        assert "db-7.internal" not in anonymous_client.get(f"/api/matches/{match.pk}/").text
+        staff = staff_client.get(f"/api/matches/{match.pk}/").json()
+        assert staff["error"] == error and staff["voided_deals"] == body["voided_deals"]
+
+    def test_a_voided_deals_seed_is_shown_once_the_match_has_ended(self, anonymous_client, seated):
+        match = seated(max_attempts=2)
+        published = [seed_sha256(match.seed)]
+        for expected in ("queued", "failed"):
+            token = claim_token()
+            assert match_claim(match_id=match.pk, token=token)
+            assert match_fail_attempt(match_id=match.pk, token=token, error="boom") == expected
+            body = anonymous_client.get(f"/api/matches/{match.pk}/").json()
+            # An attempt of a voided deal may still be playing on, and its outcome may still
+            # count: only the commitments are shown, failed or not.
+            assert [d["seed_sha256"] for d in body["voided_deals"]] == published
+            assert [d["seed"] for d in body["voided_deals"]] == [None] * len(published)
+            assert body["seed"] is None
+            published.append(body["seed_sha256"])
+        Match.objects.filter(pk=match.pk).update(status=MatchStatus.FINISHED)
+        body = anonymous_client.get(f"/api/matches/{match.pk}/").json()
+        deals = body["voided_deals"]
+        assert [d["seed_sha256"] for d in deals] == published[:2]
+        assert all(seed_matches(d["seed"], d["seed_sha256"]) for d in deals)
+        assert seed_matches(body["seed"], published[2])
 
     @pytest.mark.parametrize("path", ["999999", "99999999999999999999999", "abc", "1.5"])
     def test_an_unknown_match_is_a_json_404(self, anonymous_client, path):

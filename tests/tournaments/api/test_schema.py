@@ -103,3 +103,11 @@ def test_the_schema_generates_without_a_single_warning(tmp_path):
     target = tmp_path / "schema.yaml"
     call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(target))
     assert target.stat().st_size > 10_000
+
+
+def test_the_match_error_is_documented_as_staff_only_and_null_for_others(db):
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    error = schema["components"]["schemas"]["MatchDetailOutput"]["properties"]["error"]
+    assert error["type"] == "string" and error["nullable"] is True
+    assert "staff only" in error["description"]
+    assert "null for everyone else" in error["description"]

@@ -11,6 +11,7 @@ from django.contrib.auth.models import User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from engine.seeds import seed_sha256
 from tests.tournaments.dashboard.world import World, make_bots, play_and_record, queue_match
 from tournaments.models import (
     BotHealthCheck,
@@ -22,7 +23,9 @@ from tournaments.models import (
     Tournament,
     TournamentStatus,
     Variant,
+    VoidedDeal,
 )
+from tournaments.services.matches import claim_token, match_claim, match_fail_attempt
 from tournaments.services.ratings import ratings_apply_pending
 
 pytestmark = pytest.mark.django_db
@@ -306,3 +309,42 @@ def test_seats_and_rounds_are_numbered_from_one_and_samples_shown_as_sent(client
     assert numbers == ["1", "2", "3", "4"]
     assert f"round {match.round + 1} of" in page
     assert "&lt;b&gt;&quot;bid&quot;: 2&lt;/b&gt;" in page and '<b>"bid"' not in page
+
+
+def test_a_matchs_platform_error_is_shown_to_staff_only(client, world, other_user, staff):
+    match = world.queued[0]
+    error = "OperationalError: could not connect to server at 10.0.0.7 port 5432"
+    Match.objects.filter(pk=match.pk).update(status=MatchStatus.FAILED, error=error)
+    owner = match.seats.select_related("bot__owner").first().bot.owner
+    for viewer, sees in ((None, False), (owner, False), (other_user, False), (staff, True)):
+        client.logout()
+        if viewer is not None:
+            client.force_login(viewer)
+        page = client.get(f"/matches/{match.pk}/").content.decode()
+        assert '<span class="status status-failed">failed</span>' in page  # for everyone
+        assert ("10.0.0.7" in page) is sees, viewer
+        assert ("Last error" in page) is sees, viewer
+
+
+def _fair_deal_box(client, match: Match) -> tuple[str, str]:
+    page = client.get(f"/matches/{match.pk}/").content.decode()
+    box = page[page.index('id="fair-deal"') :]
+    return page, box[: box.index("</section>")]
+
+
+def test_the_fair_deal_box_shows_a_voided_deal_and_its_seed_once_the_match_ended(client, world):
+    match = world.queued[0]
+    published = seed_sha256(match.seed)
+    token = claim_token()
+    assert match_claim(match_id=match.pk, token=token)
+    error = "OperationalError: could not connect to server at 10.0.0.7 port 5432"
+    assert match_fail_attempt(match_id=match.pk, token=token, error=error) == "queued"
+    voided = VoidedDeal.objects.get(match=match)
+    page, box = _fair_deal_box(client, match)
+    assert published in box and "platform error" in box
+    assert f"<code>{voided.seed}</code>" not in box and "hidden until the match ends" in box
+    assert "10.0.0.7" not in page
+    Match.objects.filter(pk=match.pk).update(status=MatchStatus.CANCELLED)
+    page, box = _fair_deal_box(client, match)
+    assert published in box and f"<code>{voided.seed}</code>" in box
+    assert "hidden until the match ends" not in box

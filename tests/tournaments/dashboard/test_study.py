@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
 
 import pytest
 
-from tournaments.dashboard.study import GROUP, PER_MATCH, SUMMARY, ranking_study
+from tournaments.dashboard.study import (
+    DUPLICATE_CAVEAT,
+    GROUP,
+    PER_MATCH,
+    SUMMARY,
+    ranking_study,
+)
 
 
 def test_the_page_shows_the_committed_summary_as_a_sentence_and_a_chart(client, db):
@@ -20,6 +27,7 @@ def test_the_page_shows_the_committed_summary_as_a_sentence_and_a_chart(client, 
     single_tau = arms[PER_MATCH]["tau"]["400"][1]
     assert f"Kendall tau of {group_tau:.2f} when each duplicate group" in body
     assert f"{single_tau:.2f} when each random-deal match is rated on its own" in body
+    assert html.escape(DUPLICATE_CAVEAT) in body  # the measured figures, and what they assume
     script = re.search(r'<script id="ranking-study-data"[^>]*>(.*?)</script>', body, re.S)
     assert script is not None
     chart = json.loads(script.group(1))

@@ -1,4 +1,5 @@
-"""Always-on ladders: who gets seated, tables in flight, duplicate rotations, pause and resume."""
+"""Always-on ladders: who gets seated, tables in flight, independent deals by default,
+duplicate rotations when staff switch them on, pause and resume."""
 
 from __future__ import annotations
 
@@ -32,6 +33,14 @@ def ladder(oh_hell) -> Ladder:
 
 
 @pytest.fixture
+def duplicate_ladder(ladder) -> Ladder:
+    """The ladder with duplicate switched on, as staff may do in the admin."""
+    ladder.duplicate = True
+    ladder.save(update_fields=["duplicate", "updated_at"])
+    return ladder
+
+
+@pytest.fixture
 def ladder_bots(make_bot, owner):
     def make(n: int, **fields) -> list:
         fields.setdefault("status", BotStatus.ACTIVE)
@@ -62,9 +71,10 @@ def finish(matches) -> None:
     )
 
 
-def test_the_oh_hell_ladder_runs_by_default(oh_hell):
+def test_the_oh_hell_ladder_runs_by_default_with_independent_deals(oh_hell):
     ladder = ladder_ensure_default()
     assert ladder.variant == oh_hell and ladder.status == LadderStatus.RUNNING
+    assert not ladder.duplicate
     assert ladder_ensure_default().pk == ladder.pk
 
 
@@ -75,33 +85,40 @@ def test_only_active_opted_in_bots_are_seated_each_at_one_open_table(
     playing = ladder_bots(13)
     not_opted = ladder_bots(3, ladder_opt_in=False)
     pending = ladder_bots(3, status=BotStatus.PENDING)
-    made = ladders_top_up()
-    found = groups(ladder)
-    assert len(found) == 3 and made == 12  # three tables of four, each in four rotations
+    assert ladders_top_up() == 3  # three tables of four
     seated = open_seats()
     assert set(seated) <= {b.pk for b in playing}
     assert not set(seated) & {b.pk for b in not_opted + pending}
-    first_rotations = [members[0] for members in found.values()]
-    bots_at_tables = [b for m in first_rotations for b in m.seats.values_list("bot_id", flat=True)]
-    assert len(bots_at_tables) == len(set(bots_at_tables)) == 12
+    assert len(seated) == len(set(seated)) == 12
 
 
-def test_a_duplicate_group_is_every_seat_rotation_of_one_deal(ladder, ladder_bots, settings):
+def test_every_table_is_one_match_with_a_deal_of_its_own(ladder, ladder_bots, settings):
+    settings.LADDER_MATCHES_IN_FLIGHT = 3
+    ladder_bots(12)
+    ladders_top_up()
+    matches = list(Match.objects.filter(ladder=ladder))
+    assert len(matches) == 3 and {m.duplicate_group for m in matches} == {""}
+    assert len({m.seed for m in matches}) == 3
+
+
+def test_a_duplicate_group_is_every_seat_rotation_of_one_deal(
+    duplicate_ladder, ladder_bots, settings
+):
     settings.LADDER_MATCHES_IN_FLIGHT = 1
     ladder_bots(4)
     ladders_top_up()
-    (members,) = groups(ladder).values()
+    (members,) = groups(duplicate_ladder).values()
     assert len(members) == 4 and len({m.seed for m in members}) == 1
     seatings = [tuple(m.seats.order_by("seat").values_list("bot_id", flat=True)) for m in members]
     for seat in range(4):
         assert len({seating[seat] for seating in seatings}) == 4  # each bot held each seat once
 
 
-def test_a_later_rotation_waits_for_the_earlier_one(ladder, ladder_bots, settings):
+def test_a_later_rotation_waits_for_the_earlier_one(duplicate_ladder, ladder_bots, settings):
     settings.LADDER_MATCHES_IN_FLIGHT = 1
     ladder_bots(4)
     ladders_top_up()
-    first, second, *_ = next(iter(groups(ladder).values()))
+    first, second, *_ = next(iter(groups(duplicate_ladder).values()))
     assert not match_claim(match_id=second.pk, token="t2")
     assert match_claim(match_id=first.pk, token="t1")
     assert not match_claim(match_id=second.pk, token="t2")  # the first is running
@@ -112,21 +129,32 @@ def test_a_later_rotation_waits_for_the_earlier_one(ladder, ladder_bots, setting
 def test_the_ladder_keeps_its_tables_in_flight_and_no_more(ladder, ladder_bots, settings):
     settings.LADDER_MATCHES_IN_FLIGHT = 2
     ladder_bots(12)
+    assert ladders_top_up() == 2
+    assert ladders_top_up() == 0
+    finish(Match.objects.filter(ladder=ladder).order_by("pk")[:1])
+    assert ladders_top_up() == 1
+    assert Match.objects.filter(ladder=ladder).count() == 3
+
+
+def test_a_duplicate_group_in_flight_is_one_table(duplicate_ladder, ladder_bots, settings):
+    settings.LADDER_MATCHES_IN_FLIGHT = 2
+    ladder_bots(12)
     ladders_top_up()
     assert ladders_top_up() == 0
-    assert len(groups(ladder)) == 2
-    finish(next(iter(groups(ladder).values())))
+    assert len(groups(duplicate_ladder)) == 2
+    finish(next(iter(groups(duplicate_ladder).values())))
     assert ladders_top_up() == 4  # one new group of four rotations
-    assert len(groups(ladder)) == 3
+    assert len(groups(duplicate_ladder)) == 3
 
 
-def test_without_duplicate_a_table_is_one_match(ladder, ladder_bots, settings):
+def test_a_ladder_switched_on_deals_independently_unless_asked(ladder, ladder_bots, settings):
     from tournaments.models import Variant
 
     settings.LADDER_MATCHES_IN_FLIGHT = 2
     ladder_pause(ladder=ladder)
     blackout = Variant.objects.get(name="blackout")
-    ladder = ladder_create(variant=blackout, table_size=3, duplicate=False)
+    ladder = ladder_create(variant=blackout, table_size=3)
+    assert not ladder.duplicate
     ladder_bots(7)
     assert ladders_top_up() == 2
     assert all(m.duplicate_group == "" for m in Match.objects.filter(ladder=ladder))
@@ -142,7 +170,7 @@ def test_a_paused_ladder_makes_no_tables_and_its_matches_wait(ladder, ladder_bot
     settings.LADDER_MATCHES_IN_FLIGHT = 1
     ladder_bots(4)
     ladders_top_up()
-    first = next(iter(groups(ladder).values()))[0]
+    first = Match.objects.get(ladder=ladder)
     ladder_pause(ladder=ladder)
     assert not match_claim(match_id=first.pk, token="t")
     finish(Match.objects.filter(ladder=ladder))
@@ -151,7 +179,7 @@ def test_a_paused_ladder_makes_no_tables_and_its_matches_wait(ladder, ladder_bot
         ladder_pause(ladder=ladder)
     assert refused.value.status == 409
     ladder_resume(ladder=ladder)
-    assert ladders_top_up() == 4
+    assert ladders_top_up() == 1
     with pytest.raises(ApplicationError):
         ladder_resume(ladder=ladder)
 
@@ -166,7 +194,7 @@ def test_a_disabled_bot_leaves_until_it_is_active_again(ladder, ladder_bots, set
     assert set(Match.objects.values_list("status", flat=True)) == {MatchStatus.CANCELLED}
     bots[0].status, bots[0].disabled_cause = BotStatus.ACTIVE, ""
     bots[0].save()
-    assert ladders_top_up() == 4
+    assert ladders_top_up() == 1
 
 
 def test_opting_out_leaves_the_ladder(ladder, ladder_bots, settings):
@@ -175,7 +203,7 @@ def test_opting_out_leaves_the_ladder(ladder, ladder_bots, settings):
     bot_set_ladder_opt_in(bot=bots[1], enabled=False)
     assert ladders_top_up() == 0
     bot_set_ladder_opt_in(bot=bots[1], enabled=True)
-    assert ladders_top_up() == 4
+    assert ladders_top_up() == 1
 
 
 def test_uncertain_and_behind_bots_are_seated_first(ladder, ladder_bots, settings):
@@ -200,7 +228,7 @@ def test_a_second_ladder_or_an_unseatable_table_is_refused(ladder):
 
 
 def test_a_ladder_group_is_rated_as_one_once_every_rotation_has_ended(
-    ladder, ladder_bots, settings
+    duplicate_ladder, ladder_bots, settings
 ):
     from tournaments.models import RatingHistory, Replay
     from tournaments.services.ratings import ratings_apply_pending
@@ -208,7 +236,7 @@ def test_a_ladder_group_is_rated_as_one_once_every_rotation_has_ended(
     settings.LADDER_MATCHES_IN_FLIGHT = 1
     ladder_bots(4)
     ladders_top_up()
-    members = next(iter(groups(ladder).values()))
+    members = next(iter(groups(duplicate_ladder).values()))
 
     def record(match: Match) -> None:
         seats = list(match.seats.order_by("seat"))
@@ -223,7 +251,7 @@ def test_a_ladder_group_is_rated_as_one_once_every_rotation_has_ended(
     for match in members[1:]:
         record(match)
     assert ratings_apply_pending() == 4
-    rated = Match.objects.filter(ladder=ladder)
+    rated = Match.objects.filter(ladder=duplicate_ladder)
     assert len(set(rated.values_list("rating_group", flat=True))) == 1
     assert RatingHistory.objects.count() == 4  # one update for the four bots
 

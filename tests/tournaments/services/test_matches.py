@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
 from engine import verify_replay
-from tournaments.models import Match, MatchSeat, MatchStatus, Replay, SeatFault, Tournament
+from engine.seeds import seed_matches, seed_sha256
+from tournaments.models import (
+    Match,
+    MatchSeat,
+    MatchStatus,
+    Replay,
+    SeatFault,
+    Tournament,
+    VoidedDeal,
+    VoidReason,
+)
 from tournaments.services.matches import (
     PlayedMatch,
     claim_token,
@@ -18,6 +29,7 @@ from tournaments.services.matches import (
     match_heartbeat,
     match_play,
     match_record_outcome,
+    match_retry,
     match_run,
     match_sweep_stuck,
 )
@@ -83,38 +95,154 @@ def _swept(match: Match) -> None:
     match_sweep_stuck(stale_after=timedelta(seconds=30))
 
 
-def test_a_late_outcome_of_a_swept_attempt_is_recorded_once(queued):
+@pytest.fixture
+def rotation(playing_bots, short_variant):
+    """A rotation of a duplicate group, which keeps the group's deal when given back."""
+    bots = playing_bots(4)
+    return match_create(
+        variant_id=short_variant.pk,
+        bot_ids=[b.pk for b in bots],
+        seed=11,
+        time_limit_ms=500,
+        duplicate_group="g1",
+    )
+
+
+def test_a_match_given_back_is_dealt_anew_and_its_voided_deal_shown(queued):
+    dealt, published = [queued.seed], []
+    for reason in (VoidReason.PLATFORM_ERROR, VoidReason.WORKER_LOST):
+        published.append(seed_sha256(queued.seed))
+        token = claim_token()
+        assert match_claim(match_id=queued.pk, token=token)  # no bot called yet: harmless
+        if reason == VoidReason.PLATFORM_ERROR:
+            error = "OperationalError('server closed the connection at db-7.internal')"
+            assert match_fail_attempt(match_id=queued.pk, token=token, error=error) == "queued"
+        else:
+            _swept(queued)
+        queued.refresh_from_db()
+        assert queued.status == MatchStatus.QUEUED and queued.seed not in dealt
+        dealt.append(queued.seed)
+    voided = list(VoidedDeal.objects.filter(match=queued).order_by("voided_at", "pk"))
+    assert [(v.seed, v.reason) for v in voided] == [
+        (dealt[0], VoidReason.PLATFORM_ERROR),
+        (dealt[1], VoidReason.WORKER_LOST),
+    ]
+    assert all(seed_matches(v.seed, c) for v, c in zip(voided, published, strict=True))
+    assert match_run(match_id=queued.pk) == "recorded"
+    queued.refresh_from_db()
+    assert Replay.objects.get(match=queued).data["seed"] == queued.seed == dealt[2]
+
+
+def test_a_failed_match_is_dealt_anew_for_a_retry_by_staff(queued):
+    Match.objects.filter(pk=queued.pk).update(max_attempts=1)
     token = claim_token()
     assert match_claim(match_id=queued.pk, token=token)
-    played = PlayedMatch.from_outcome(queued.pk, match_play(match_id=queued.pk))
-    _swept(queued)
-    assert not match_heartbeat(match_id=queued.pk, token=token)
+    voided = queued.seed
+    assert match_fail_attempt(match_id=queued.pk, token=token, error="boom") == "failed"
     queued.refresh_from_db()
-    assert queued.status == MatchStatus.QUEUED
-    assert match_record_outcome(match_id=queued.pk, token=token, played=played) is True
-    queued.refresh_from_db()
-    assert queued.status == MatchStatus.FINISHED and queued.error == ""
-    assert match_run(match_id=queued.pk) == "not-claimable"
-    assert Replay.objects.filter(match=queued).count() == 1
+    assert queued.status == MatchStatus.FAILED and queued.seed != voided
+    assert VoidedDeal.objects.get(match=queued).seed == voided
+    fresh = queued.seed
+    match_retry(match=queued)
+    assert match_run(match_id=queued.pk) == "recorded"
+    assert Replay.objects.get(match=queued).data["seed"] == fresh
+
+
+@pytest.mark.parametrize("kind", ["queued", "rotation"])
+def test_a_late_outcome_of_a_swept_attempt_is_recorded_once(kind, request):
+    match = request.getfixturevalue(kind)
+    token = claim_token()
+    assert match_claim(match_id=match.pk, token=token)
+    played = PlayedMatch.from_outcome(match.pk, match_play(match_id=match.pk))
+    _swept(match)
+    assert not match_heartbeat(match_id=match.pk, token=token)
+    match.refresh_from_db()
+    assert match.status == MatchStatus.QUEUED
+    assert match_record_outcome(match_id=match.pk, token=token, played=played) is True
+    match.refresh_from_db()
+    assert match.status == MatchStatus.FINISHED and match.error == ""
+    assert match_run(match_id=match.pk) == "not-claimable"
+    assert Replay.objects.filter(match=match).count() == 1
+    assert Replay.objects.get(match=match).data["seed"] == match.seed == played.seed
     scores = [s.score for s in played.seats]
-    assert list(MatchSeat.objects.filter(match=queued).values_list("score", flat=True)) == scores
+    assert list(MatchSeat.objects.filter(match=match).values_list("score", flat=True)) == scores
 
 
-def test_the_first_of_two_outcomes_is_kept_and_the_second_changes_nothing(queued):
+@pytest.mark.parametrize("kind", ["queued", "rotation"])
+def test_the_first_of_two_outcomes_is_kept_and_the_second_changes_nothing(kind, request):
+    match = request.getfixturevalue(kind)
+    first = claim_token()
+    assert match_claim(match_id=match.pk, token=first)
+    played = PlayedMatch.from_outcome(match.pk, match_play(match_id=match.pk))
+    _swept(match)
+    second = claim_token()
+    assert match_claim(match_id=match.pk, token=second)  # played again by another worker
+    assert match_record_outcome(match_id=match.pk, token=first, played=played) is True
+    assert not match_heartbeat(match_id=match.pk, token=second)
+    again = PlayedMatch.from_outcome(match.pk, match_play(match_id=match.pk))
+    assert match_record_outcome(match_id=match.pk, token=second, played=again) is False
+    match.refresh_from_db()
+    assert match.status == MatchStatus.FINISHED and match.claimed_by == first
+    assert match.attempts == 2
+    assert Replay.objects.filter(match=match).count() == 1
+
+
+def test_a_late_outcome_of_a_voided_deal_counts_and_supersedes_the_new_deal(queued):
+    published = seed_sha256(queued.seed)
     first = claim_token()
     assert match_claim(match_id=queued.pk, token=first)
     played = PlayedMatch.from_outcome(queued.pk, match_play(match_id=queued.pk))
-    _swept(queued)
+    _swept(queued)  # dealt anew: the first attempt's deal is voided
     second = claim_token()
     assert match_claim(match_id=queued.pk, token=second)  # played again by another worker
+    queued.refresh_from_db()
+    new_deal = queued.seed
+    assert new_deal != played.seed
+    assert VoidedDeal.objects.get(match=queued).seed == played.seed
+
     assert match_record_outcome(match_id=queued.pk, token=first, played=played) is True
+
+    queued.refresh_from_db()
+    assert queued.status == MatchStatus.FINISHED and queued.claimed_by == first
+    # The deal that counted is the match's deal again; the one it replaced did not count.
+    assert queued.seed == played.seed
+    voided = VoidedDeal.objects.get(match=queued)
+    assert (voided.seed, voided.reason) == (new_deal, VoidReason.SUPERSEDED)
+    replay = Replay.objects.get(match=queued).data
+    assert replay["seed"] == queued.seed
+    assert seed_matches(queued.seed, published)
+    assert verify_replay({**replay, "seed_sha256": published})["finished"]
+    # The attempt of the superseded deal can no longer record.
     assert not match_heartbeat(match_id=queued.pk, token=second)
     again = PlayedMatch.from_outcome(queued.pk, match_play(match_id=queued.pk))
     assert match_record_outcome(match_id=queued.pk, token=second, played=again) is False
-    queued.refresh_from_db()
-    assert queued.status == MatchStatus.FINISHED and queued.claimed_by == first
-    assert queued.attempts == 2
     assert Replay.objects.filter(match=queued).count() == 1
+
+
+def test_an_outcome_of_a_deal_the_match_never_had_is_refused(queued):
+    token = claim_token()
+    assert match_claim(match_id=queued.pk, token=token)
+    played = PlayedMatch.from_outcome(queued.pk, match_play(match_id=queued.pk))
+    other = replace(played, replay={**played.replay, "seed": played.seed + 1})
+    assert match_record_outcome(match_id=queued.pk, token=token, played=other) is False
+    queued.refresh_from_db()
+    assert queued.status == MatchStatus.RUNNING and queued.seed == played.seed
+    assert not Replay.objects.filter(match=queued).exists()
+    assert not VoidedDeal.objects.filter(match=queued).exists()
+
+
+def test_a_rotation_of_a_duplicate_group_keeps_its_deal_when_given_back(rotation):
+    for give_back in ("fail", "sweep"):
+        token = claim_token()
+        assert match_claim(match_id=rotation.pk, token=token)
+        if give_back == "fail":
+            assert match_fail_attempt(match_id=rotation.pk, token=token, error="boom") == "queued"
+        else:
+            _swept(rotation)
+        seed = rotation.seed
+        rotation.refresh_from_db()
+        assert rotation.status == MatchStatus.QUEUED and rotation.seed == seed
+    assert not VoidedDeal.objects.filter(match=rotation).exists()
 
 
 def test_a_platform_failure_is_retried_then_marked_failed_and_not_blamed_on_bots(queued):
