@@ -3,7 +3,6 @@
 import os
 
 from celery import Celery
-from celery.signals import worker_ready
 from sqlalchemy import create_engine
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -30,20 +29,23 @@ def route_task(
     return {"queue": f"{app.conf.task_default_queue}.{kind}"}
 
 
-@worker_ready.connect
-def prepare_embedded_broker(**signal: object) -> None:
-    """On embedded defaults, once the worker has declared its queues: put the broker's SQLite
-    file in WAL mode (publishers then never wait on the worker's reads, nor it on theirs) and
-    drop each message as it is delivered, as the transport itself keeps them for ever.
+def prepare_embedded_broker() -> None:
+    """On embedded defaults, make the broker's SQLite file ready before the worker, beat and the
+    web server use it (migrate does, see tournaments/apps.py): declare the queues once, as
+    processes declaring one at the same time could both try to add it; put the file in WAL mode
+    (publishers then never wait on the worker's reads, nor it on theirs); and drop each message
+    as it is delivered, as the transport itself keeps them for ever.
 
-    The transport takes no message back from a worker after delivery (an unacknowledged one
-    is sent again from the worker's memory when it stops), so a delivered row is never read
-    again; a match whose message a killed worker took is queued again by the sweep
-    (tournaments.sweep_matches).
+    The transport takes no message back after delivery (an unacknowledged one is sent again
+    from the worker's memory when it stops), so a delivered row is never read again; a match
+    whose message a killed worker took is queued again by the sweep (tournaments.sweep_matches).
     """
     url = str(app.conf.broker_url)
     if not url.startswith("sqla+sqlite:"):
         return
+    with app.connection_for_write() as conn:
+        for queue in app.amqp.queues.values():
+            queue(conn.default_channel).declare()
     engine = create_engine(url.removeprefix("sqla+"), **app.conf.broker_transport_options)
     with engine.connect() as db:
         db.exec_driver_sql("PRAGMA journal_mode=WAL")

@@ -168,8 +168,8 @@ elif DEBUG:
     # Next to the SQLite file, so each database has its own broker. The web server, the worker
     # and beat all write to it: every connection waits up to a minute for another's write
     # rather than fail at once (the transport passes these options to SQLAlchemy's
-    # create_engine, so no other may be set here); the worker puts the file in WAL mode and
-    # drops delivered messages (config/celery_app.py).
+    # create_engine, so no other may be set here). migrate declares the queues, puts the file
+    # in WAL mode and has delivered messages dropped (config/celery_app.py).
     BROKER_DATABASE = (
         Path(str(DATABASES["default"]["NAME"])).with_suffix(".celery.sqlite3")
         if _db.engine.endswith("sqlite3")

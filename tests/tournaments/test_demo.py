@@ -29,14 +29,7 @@ def run_demo(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str
 def embedded_env(tmp_path: Path) -> Iterator[dict[str, str]]:
     """Embedded defaults on a fresh SQLite file, with a real local worker as ./run starts."""
     env = workers.embedded_env(tmp_path / "demo.sqlite3")
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--no-input"],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
+    workers.migrate(env)
     log = tmp_path / "worker.log"
     with workers.local_worker({**env, "BOT_ALLOW_LOOPBACK": "1"}, log) as worker:
         yield env

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.tournaments.recording import expected_keys
-from tests.tournaments.workers import ROOT, embedded_env, local_worker, wait_for
+from tests.tournaments.workers import ROOT, embedded_env, local_worker, migrate, wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -55,6 +55,7 @@ def test_the_local_worker_runs_every_task_once_while_several_processes_publish(
     tmp_path: Path,
 ) -> None:
     env = embedded_env(tmp_path / "db.sqlite3")
+    migrate(env)
     records, log = tmp_path / "records", tmp_path / "worker.log"
     records.touch()
 

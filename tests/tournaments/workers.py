@@ -88,6 +88,19 @@ def embedded_env(database: Path) -> dict[str, str]:
     return env
 
 
+def migrate(env: dict[str, str]) -> None:
+    """Migrate the database of ``env`` as ./run does before it starts the local worker (which
+    makes the local broker ready too)."""
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--no-input"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+
+
 @contextmanager
 def local_worker(env: dict[str, str], log: Path, *args: str) -> Iterator[subprocess.Popen[bytes]]:
     """A Celery worker started as ./run starts it (threads, eight at once), its output in
