@@ -403,7 +403,13 @@ class MatchAdmin(admin.ModelAdmin):
     ]
     search_fields = ["=id", "tournament__name", "duplicate_group", "claimed_by", "error"]
     list_select_related = ["tournament", "ladder__variant", "variant"]
+    # The deal and its rules are committed before play (the seed's commitment is published):
+    # staff retry or cancel a match, they never change what it deals.
     readonly_fields = [
+        "seed",
+        "variant",
+        "duplicate_group",
+        "time_limit_ms",
         "created_at",
         "updated_at",
         "claimed_at",

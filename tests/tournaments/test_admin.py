@@ -291,9 +291,9 @@ def test_staff_request_a_recompute_from_the_admin(admin_client, staff):
     assert admin.site._registry[models.RatingRecompute].live_progress(job) == "0/0 (0.0%)"
 
 
-def _change_form_data(admin_client, tournament, **changes) -> dict:
-    """The tournament's change form as the page shows it, with ``changes`` typed in."""
-    url = reverse("admin:tournaments_tournament_change", args=[tournament.pk])
+def _change_form_data(admin_client, row, **changes) -> dict:
+    """A row's change form as the page shows it, with ``changes`` typed in."""
+    url = reverse(f"admin:tournaments_{row._meta.model_name}_change", args=[row.pk])
     page = admin_client.get(url)
     data = {}
     form = page.context["adminform"].form
@@ -341,3 +341,18 @@ def test_a_draft_tournament_cannot_be_set_running_or_finished_in_the_admin(admin
 def test_the_tournament_form_says_duplicate_deals_come_round_again(admin_client):
     body = admin_client.get(reverse("admin:tournaments_tournament_add")).content.decode()
     assert DEALS["duplicate"] in body  # the admin shows help text as written
+
+
+def test_staff_cannot_change_what_a_match_deals_in_the_admin(admin_client, oh_hell):
+    match = Match.objects.create(variant=oh_hell, seed=41, time_limit_ms=500)
+    before = (match.seed, match.variant_id, match.duplicate_group, match.time_limit_ms)
+    url = reverse("admin:tournaments_match_change", args=[match.pk])
+    form = admin_client.get(url).context["adminform"].form
+    assert not {"seed", "variant", "duplicate_group", "time_limit_ms"} & set(form.fields)
+    data = _change_form_data(
+        admin_client, match, seed=match.seed + 1, duplicate_group="other", time_limit_ms=77
+    )
+    response = admin_client.post(url, data)
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    match.refresh_from_db()
+    assert (match.seed, match.variant_id, match.duplicate_group, match.time_limit_ms) == before
