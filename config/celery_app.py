@@ -3,6 +3,8 @@
 import os
 
 from celery import Celery
+from celery.signals import worker_ready
+from sqlalchemy import create_engine
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -26,3 +28,30 @@ def route_task(
     if kind is None:
         return None
     return {"queue": f"{app.conf.task_default_queue}.{kind}"}
+
+
+@worker_ready.connect
+def prepare_embedded_broker(**signal: object) -> None:
+    """On embedded defaults, once the worker has declared its queues: put the broker's SQLite
+    file in WAL mode (publishers then never wait on the worker's reads, nor it on theirs) and
+    drop each message as it is delivered, as the transport itself keeps them for ever.
+
+    The transport takes no message back from a worker after delivery (an unacknowledged one
+    is sent again from the worker's memory when it stops), so a delivered row is never read
+    again; a match whose message a killed worker took is queued again by the sweep
+    (tournaments.sweep_matches).
+    """
+    url = str(app.conf.broker_url)
+    if not url.startswith("sqla+sqlite:"):
+        return
+    engine = create_engine(url.removeprefix("sqla+"), **app.conf.broker_transport_options)
+    with engine.connect() as db:
+        db.exec_driver_sql("PRAGMA journal_mode=WAL")
+        db.exec_driver_sql(
+            "CREATE TRIGGER IF NOT EXISTS kombu_message_delivered "
+            "AFTER UPDATE OF visible ON kombu_message WHEN NOT NEW.visible "
+            "BEGIN DELETE FROM kombu_message WHERE id = NEW.id; END"
+        )
+        db.exec_driver_sql("DELETE FROM kombu_message WHERE NOT visible")
+        db.commit()
+    engine.dispose()

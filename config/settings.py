@@ -147,37 +147,38 @@ else:
 
 # Where tasks run. With REDIS_URL, on Celery workers through Redis. Without it, in development
 # (DEBUG on), on a local worker and beat that ./run starts next to the web server, through a
-# broker kept in files next to the SQLite database (kombu's filesystem transport: no server).
+# broker kept in a SQLite file next to the database (kombu's SQLAlchemy transport: no server;
+# each message is written in one transaction, so a worker never reads one half-written).
 # CELERY_EAGER=1 runs every task inside the process that sends it (the tests on SQLite); a
 # deployment without Redis must ask for that explicitly, because web requests then wait on
 # whole tournaments.
 CELERY_EAGER = env_bool("CELERY_EAGER", False)
 CELERY_RESULT_BACKEND = REDIS_URL or None
+# Seconds before a task not acknowledged is delivered again (Redis).
+_visibility = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=60)}
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object]
 if REDIS_URL and not CELERY_EAGER:
     CELERY_BROKER_URL = REDIS_URL
-    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {}
+    CELERY_BROKER_TRANSPORT_OPTIONS = {**_visibility}
 elif CELERY_EAGER:
     CELERY_BROKER_URL = "memory://"
-    CELERY_BROKER_TRANSPORT_OPTIONS = {}
+    CELERY_BROKER_TRANSPORT_OPTIONS = {**_visibility}
     _embedded.append("in-process tasks (CELERY_EAGER=1)")
 elif DEBUG:
-    CELERY_BROKER_URL = "filesystem://localhost//"
-    # Next to the SQLite file, so each database has its own queue.
-    BROKER_DIR = (
-        Path(str(DATABASES["default"]["NAME"])).with_suffix(".celery")
+    # Next to the SQLite file, so each database has its own broker. The web server, the worker
+    # and beat all write to it: every connection waits up to a minute for another's write
+    # rather than fail at once (the transport passes these options to SQLAlchemy's
+    # create_engine, so no other may be set here); the worker puts the file in WAL mode and
+    # drops delivered messages (config/celery_app.py).
+    BROKER_DATABASE = (
+        Path(str(DATABASES["default"]["NAME"])).with_suffix(".celery.sqlite3")
         if _db.engine.endswith("sqlite3")
-        else VAR_DIR / "celery"
+        else VAR_DIR / "celery.sqlite3"
     )
-    for _folder in ("queue", "control"):
-        (BROKER_DIR / _folder).mkdir(parents=True, exist_ok=True)
-    CELERY_BROKER_TRANSPORT_OPTIONS = {
-        "data_folder_in": str(BROKER_DIR / "queue"),
-        "data_folder_out": str(BROKER_DIR / "queue"),
-        "control_folder": str(BROKER_DIR / "control"),
-        "store_processed": False,
-        "polling_interval": 0.25,
-    }
-    _embedded.append("a local Celery worker, its broker in files next to the database")
+    BROKER_DATABASE.parent.mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_URL = f"sqla+sqlite:///{BROKER_DATABASE}"
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"connect_args": {"timeout": 60}}
+    _embedded.append("a local Celery worker, its broker in a SQLite file next to the database")
 else:
     raise ImproperlyConfigured(
         "REDIS_URL must be set when DEBUG is off: workers take their tasks from Redis. "
@@ -194,9 +195,6 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
-CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] = env_int(
-    "CELERY_VISIBILITY_TIMEOUT", 3600, minimum=60
-)
 # Workers of one deployment share a queue name; tests give theirs a private one. Three queues,
 # so a big tournament's backlog of matches never holds up control work (a next round, ratings,
 # a verification, a ladder top-up) or the ladders: "<name>" for control tasks, "<name>.matches"

@@ -11,10 +11,12 @@ seed is revealed once it is finished or cancelled and no other match of its dupl
 still to be played. A tournament's seed is revealed once the tournament is finished or cancelled.
 
 A match the platform gives back after a failed attempt (tournaments/services/matches.py,
-``_release``) is dealt anew with ``new_seed``, since the attempt's bots saw part of its deal; the
-voided deal (``VoidedDeal``) is never played again, so its seed is revealed at once beside the
-commitment it had. A rotation of a duplicate group keeps the group's deal, which every rotation
-plays: duplicate play is for trusted bots.
+``_release``) is dealt anew with ``new_seed``, since the attempt's bots saw part of its deal. The
+voided deal (``VoidedDeal``) is listed with the commitment it had, but the attempt may still be
+playing on and its late outcome may still count, so its seed is revealed under the match's own
+rule (``match_seed_revealed`` in tournaments/selectors/matches.py, the one place that decides):
+once the match has ended. A rotation of a duplicate group keeps the group's deal, which every
+rotation plays: duplicate play is for trusted bots.
 """
 
 from __future__ import annotations

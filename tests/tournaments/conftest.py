@@ -17,9 +17,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from tests.tournaments.workers import database_url
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.tournaments.workers import ROOT, database_url
 
 
 @pytest.fixture(autouse=True)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -11,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from config.settings import EMBEDDED_NOTED
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.tournaments import workers
+from tests.tournaments.workers import ROOT
 
 
 def run_demo(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
@@ -31,9 +28,7 @@ def run_demo(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str
 @pytest.fixture
 def embedded_env(tmp_path: Path) -> Iterator[dict[str, str]]:
     """Embedded defaults on a fresh SQLite file, with a real local worker as ./run starts."""
-    unset = ("DATABASE_URL", "REDIS_URL", "CELERY_EAGER", EMBEDDED_NOTED)
-    env = {k: v for k, v in os.environ.items() if k not in unset}
-    env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'demo.sqlite3'}"
+    env = workers.embedded_env(tmp_path / "demo.sqlite3")
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "--no-input"],
         cwd=ROOT,
@@ -42,26 +37,10 @@ def embedded_env(tmp_path: Path) -> Iterator[dict[str, str]]:
         capture_output=True,
         timeout=300,
     )
-    worker = subprocess.Popen(
-        [
-            *(sys.executable, "-m", "celery", "-A", "config", "worker"),
-            *("--pool", "threads", "-c", "8"),
-            *("--loglevel", "WARNING", "--without-gossip", "--without-mingle"),
-            "--without-heartbeat",
-        ],
-        cwd=ROOT,
-        env={**env, "BOT_ALLOW_LOOPBACK": "1"},
-        start_new_session=True,
-    )
-    try:
+    log = tmp_path / "worker.log"
+    with workers.local_worker({**env, "BOT_ALLOW_LOOPBACK": "1"}, log) as worker:
         yield env
-    finally:
-        os.killpg(worker.pid, signal.SIGTERM)
-        try:
-            worker.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            os.killpg(worker.pid, signal.SIGKILL)
-            worker.wait()
+        assert worker.poll() is None, f"the local worker died:\n{log.read_text()[-3000:]}"
 
 
 def test_the_demo_plays_a_round_robin_and_prints_a_leaderboard_on_embedded_defaults(embedded_env):

@@ -1,13 +1,24 @@
-"""Support for tests with real Celery worker processes: the test database's URL and waiting."""
+"""Support for tests with real Celery worker processes: the test database's URL, waiting, and
+a local worker on embedded defaults as ./run starts it."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 from django.conf import settings
 from django.db import connection
+
+from config.settings import EMBEDDED_NOTED
+
+ROOT = Path(__file__).resolve().parents[2]
 
 # Tests with real workers, a broker and concurrent connections run on PostgreSQL and Redis only.
 needs_postgres_and_redis = pytest.mark.skipif(
@@ -66,3 +77,43 @@ def drop_database_connections() -> int:
         )
         (dropped,) = cursor.fetchone()
     return int(dropped)
+
+
+def embedded_env(database: Path) -> dict[str, str]:
+    """This process's environment on embedded defaults (DEBUG on, no Redis, tasks not run
+    in-process) with its own SQLite file, next to which the local broker keeps its messages."""
+    unset = ("DATABASE_URL", "REDIS_URL", "CELERY_EAGER", "DEBUG", EMBEDDED_NOTED)
+    env = {k: v for k, v in os.environ.items() if k not in unset}
+    env["DATABASE_URL"] = f"sqlite:///{database}"
+    return env
+
+
+@contextmanager
+def local_worker(env: dict[str, str], log: Path, *args: str) -> Iterator[subprocess.Popen[bytes]]:
+    """A Celery worker started as ./run starts it (threads, eight at once), its output in
+    ``log``; stopped on leaving. ``args`` are added to its command line."""
+    with log.open("wb") as output:
+        worker = subprocess.Popen(
+            [
+                *(sys.executable, "-m", "celery", "-A", "config", "worker"),
+                *("--pool", "threads", "-c", "8"),
+                *("--loglevel", "WARNING", "--without-gossip", "--without-mingle"),
+                "--without-heartbeat",
+                *args,
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        yield worker
+    finally:
+        if worker.poll() is None:
+            os.killpg(worker.pid, signal.SIGTERM)
+            try:
+                worker.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(worker.pid, signal.SIGKILL)
+                worker.wait()

@@ -310,31 +310,41 @@ class MatchOutput(serializers.ModelSerializer):
 
 
 class VoidedDealOutput(serializers.ModelSerializer):
-    """A deal voided with an attempt the platform gave up on; never played again, so its seed
-    is shown at once beside the commitment it had."""
+    """A deal of the match that did not count, with the commitment it had; its seed is shown
+    once the match has ended, as the match's own is (an attempt of it may still be playing on
+    until then)."""
 
     seed_sha256 = serializers.SerializerMethodField(
         help_text="the commitment published while this was the match's deal"
+    )
+    seed = serializers.SerializerMethodField(
+        help_text="the voided deal's seed, null until the match has ended (then it matches "
+        "seed_sha256)"
     )
 
     class Meta:
         model = VoidedDeal
         fields = ["seed_sha256", "seed", "reason", "voided_at"]
         extra_kwargs = {
-            "seed": {"help_text": "the voided deal's seed; it matches seed_sha256"},
-            "reason": {"help_text": "why the attempt was given up on, in general terms"},
+            "reason": {"help_text": "why the deal did not count, in general terms"},
         }
 
     def get_seed_sha256(self, deal: VoidedDeal) -> str:
         return seed_sha256(deal.seed)
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_seed(self, deal: VoidedDeal) -> int | None:
+        # deal.match is the match being shown (Django sets it on its related rows).
+        return deal.seed if match_seed_revealed(deal.match) else None
 
 
 class MatchDetailOutput(MatchOutput):
     seats = SeatDetailOutput(many=True)
     voided_deals = VoidedDealOutput(
         many=True,
-        help_text="deals of attempts the platform gave up on, oldest first: the match was dealt "
-        "anew each time (a duplicate group's rotation keeps the group's deal)",
+        help_text="deals of the match that did not count, oldest first: attempts the platform "
+        "gave up on, after which the match was dealt anew (a duplicate group's rotation keeps "
+        "the group's deal), and a deal superseded by a late outcome of an earlier one",
     )
     error = serializers.SerializerMethodField(
         help_text="the platform's last error with this match (empty when none); staff only, "

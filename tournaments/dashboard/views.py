@@ -242,22 +242,24 @@ def _replay_data(match: Match) -> dict[str, Any] | None:
 
 @dataclass(frozen=True, slots=True)
 class VoidedDealShown:
-    """A voided deal as the fair-deal box shows it: its commitment and its seed, shown at once."""
+    """A voided deal as the fair-deal box shows it: its commitment, and its seed once the
+    match's seed is revealed (None before)."""
 
     commitment: str
-    seed: int
+    seed: int | None
     reason: str
     voided_at: datetime
 
 
 def _fair_deal(match: Match, replay: dict[str, Any] | None) -> dict[str, Any]:
     """The deal's commitment, and once revealed, whether the seed matches it and re-deals the
-    replay (engine/seeds.py, engine/replay.py); and the deals voided with attempts the platform
-    gave up on, each with its seed."""
+    replay (engine/seeds.py, engine/replay.py); and the deals that did not count, each with its
+    commitment, and its seed once revealed."""
+    revealed = match_seed_revealed(match)
     voided = [
         VoidedDealShown(
             commitment=seed_sha256(deal.seed),
-            seed=deal.seed,
+            seed=deal.seed if revealed else None,
             reason=deal.get_reason_display(),
             voided_at=deal.voided_at,
         )
@@ -268,7 +270,7 @@ def _fair_deal(match: Match, replay: dict[str, Any] | None) -> dict[str, Any]:
         "revealed": False,
         "voided": voided,
     }
-    if not match_seed_revealed(match):
+    if not revealed:
         return fair
     fair.update(
         revealed=True, seed=match.seed, matches=seed_matches(match.seed, fair["commitment"])

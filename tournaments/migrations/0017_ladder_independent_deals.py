@@ -6,7 +6,7 @@ seats' cards in the later rotations: on a ladder open to any bot, duplicate rewa
 play. ``Ladder.duplicate`` now defaults to off, and every existing ladder has it turned off:
 each of them got it only as the former default (nothing told staff what it exposed), so none
 chose it knowingly. Staff who trust the code of every opted-in bot may switch it on again
-(API or admin). Groups already queued play out their remaining rotations; new tables are
+in the admin (the ladder API has no update). Groups already queued play out their remaining rotations; new tables are
 single matches with their own deals.
 """
 

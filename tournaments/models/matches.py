@@ -186,14 +186,19 @@ class VoidReason(models.TextChoices):
 
     WORKER_LOST = "worker_lost", "worker stopped"
     PLATFORM_ERROR = "platform_error", "platform error"
+    # A late outcome of an earlier deal counted instead (first writer wins).
+    SUPERSEDED = "superseded", "superseded by an earlier deal"
 
 
 class VoidedDeal(models.Model):
-    """A deal a match was given for an attempt the platform gave up on.
+    """A deal a match was given that did not count.
 
-    The bots saw part of it, so the match is dealt anew (tournaments/services/matches.py,
-    ``_release``) and this deal is never played again: its seed is public at once, for anyone to
-    check against the commitment ``seed_sha256`` published while it was the match's deal.
+    The platform gave up on an attempt whose bots saw part of its deal, so the match was dealt
+    anew (tournaments/services/matches.py, ``_release``); or a late outcome of an earlier deal
+    was recorded instead, superseding this one (``_write_outcome``). An attempt of the deal may
+    still be playing on until the match has ended, so its seed is shown only then, under the
+    same rule as the match's own seed (tournaments/seeds.py), for anyone to check against the
+    commitment ``seed_sha256`` published while it was the match's deal.
     """
 
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="voided_deals")

@@ -28,9 +28,11 @@ def _with_has_replay(matches: QuerySet[Match]) -> QuerySet[Match]:
 
 
 def match_seed_revealed(match: Match) -> bool:
-    """Tell whether the match's seed may be shown: it has ended (finished or cancelled) and no
-    other match dealt the same cards (its duplicate group) is still to be played. Before that
-    only its commitment ``seed_sha256`` is shown (tournaments/seeds.py)."""
+    """Tell whether the match's seed, and each of its voided deals' seeds, may be shown: it has
+    ended (finished or cancelled) and no other match dealt the same cards (its duplicate group)
+    is still to be played. Before that only their commitments ``seed_sha256`` are shown
+    (tournaments/seeds.py): an attempt of a voided deal may still be playing on, and a failed
+    match still takes a late outcome."""
     if match.status not in DEALT_OUT:
         return False
     still_playing = getattr(match, "group_still_playing", None)

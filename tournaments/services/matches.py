@@ -12,8 +12,10 @@ never the outcome; a dropped connection is tried again while the heartbeat goes 
 the database stays away longer than the tries, the outcome is handed to the
 ``tournaments.record_outcome`` task, which tries again until the database is back.
 
-An outcome counts only for the deal the match commits to now: a match given back is dealt anew
-(``_release``), and an outcome of its voided deal is refused.
+A match given back is dealt anew (``_release``), its earlier deal kept as voided; an attempt of
+that deal may still be playing on, so its seed stays hidden until the match has ended. A late
+outcome of it still counts while the match has not finished (first writer wins): that deal
+becomes the match's deal again, and the one it replaces is voided.
 """
 
 from __future__ import annotations
@@ -291,10 +293,11 @@ def _write_outcome(*, match_id: int, token: str, played: PlayedMatch) -> bool:
     repeat of this attempt's own write, whose answer was lost with the connection, only sends
     the follow-up messages again (True).
 
-    Only an outcome of the match's current deal is written. A match given back was dealt anew
-    and its old seed revealed (``_release``), so a late outcome of the voided deal, perhaps
-    played on after its seed was public, is refused (False); a duplicate group's rotation keeps
-    its deal, so its late outcome still counts.
+    The outcome must be of the match's deal or of one of its voided deals (``_release``), whose
+    seeds stay hidden until the match has ended. An outcome of a voided deal makes that deal the
+    match's again, so the replay verifies against ``match.seed``, and the deal it replaces is
+    voided (superseded): an attempt of it may have been under way, and its outcome can no
+    longer count.
     """
     match = Match.objects.select_for_update().filter(pk=match_id).first()
     if match is None:
@@ -312,8 +315,13 @@ def _write_outcome(*, match_id: int, token: str, played: PlayedMatch) -> bool:
         log.error("match %s: an outcome of another match was not recorded", match.pk)
         return False
     if played.seed != match.seed:
-        log.warning("match %s: an outcome of a voided deal was not recorded", match.pk)
-        return False
+        voided = VoidedDeal.objects.filter(match=match, seed=played.seed).first()
+        if voided is None:
+            log.error("match %s: an outcome of a deal it never had was not recorded", match.pk)
+            return False
+        voided.delete()
+        VoidedDeal.objects.create(match=match, seed=match.seed, reason=VoidReason.SUPERSEDED)
+        match.seed = played.seed
     faults = []
     for result in played.seats:
         seat = seats[result.seat]
@@ -345,7 +353,7 @@ def _write_outcome(*, match_id: int, token: str, played: PlayedMatch) -> bool:
     match.claimed_by = token
     match.error = ""
     match.finished_at = timezone.now()
-    match.save(update_fields=["status", "claimed_by", "error", "finished_at", "updated_at"])
+    match.save(update_fields=["status", "claimed_by", "error", "seed", "finished_at", "updated_at"])
     _after_finish(match)
     return True
 
@@ -407,9 +415,11 @@ def _release(match: Match, error: str, reason: VoidReason) -> str:
     """Give a locked running match back: queued for another attempt, or failed when out of them.
 
     The attempt's bots may have seen part of its deal (their hands, the cards played), so the
-    match is dealt anew from the CSPRNG and the voided deal recorded; its seed is shown at once,
-    since it is never played again. This is the only place a match is dealt anew, whether or
-    not a bot had been called: a failed match keeps the fresh deal for a retry by staff.
+    match is dealt anew from the CSPRNG and the voided deal recorded. The attempt may still be
+    playing on (a worker cut off from the database), so the voided seed is shown only once the
+    match has ended, and that attempt's outcome may still count (``_write_outcome``). This is
+    the only place a match is dealt anew, whether or not a bot had been called: a failed match
+    keeps the fresh deal for a retry by staff.
 
     A rotation of a duplicate group keeps its deal, which every rotation of the group plays
     (tournaments/seeds.py): duplicate play is for trusted bots.

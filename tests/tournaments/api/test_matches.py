@@ -189,7 +189,7 @@ class TestDetail:
         assert download.status_code == 200 and download["Content-Type"].startswith("text/csv")
         assert "IntegrityError" not in download.content.decode()
 
-    def test_anyone_sees_a_voided_deal_with_its_seed_but_not_the_error(
+    def test_anyone_sees_a_voided_deal_but_not_the_error(
         self, anonymous_client, staff_client, seated
     ):
         match = seated()
@@ -201,13 +201,32 @@ class TestDetail:
         body = anonymous_client.get(f"/api/matches/{match.pk}/").json()
         (voided,) = body["voided_deals"]
         assert voided["seed_sha256"] == published != body["seed_sha256"]
-        assert seed_matches(voided["seed"], published)
         assert voided["reason"] == "platform_error" and voided["voided_at"]
-        assert body["seed"] is None  # the new deal is still to be played
         assert body["error"] is None
         assert "db-7.internal" not in anonymous_client.get(f"/api/matches/{match.pk}/").text
         staff = staff_client.get(f"/api/matches/{match.pk}/").json()
         assert staff["error"] == error and staff["voided_deals"] == body["voided_deals"]
+
+    def test_a_voided_deals_seed_is_shown_once_the_match_has_ended(self, anonymous_client, seated):
+        match = seated(max_attempts=2)
+        published = [seed_sha256(match.seed)]
+        for expected in ("queued", "failed"):
+            token = claim_token()
+            assert match_claim(match_id=match.pk, token=token)
+            assert match_fail_attempt(match_id=match.pk, token=token, error="boom") == expected
+            body = anonymous_client.get(f"/api/matches/{match.pk}/").json()
+            # An attempt of a voided deal may still be playing on, and its outcome may still
+            # count: only the commitments are shown, failed or not.
+            assert [d["seed_sha256"] for d in body["voided_deals"]] == published
+            assert [d["seed"] for d in body["voided_deals"]] == [None] * len(published)
+            assert body["seed"] is None
+            published.append(body["seed_sha256"])
+        Match.objects.filter(pk=match.pk).update(status=MatchStatus.FINISHED)
+        body = anonymous_client.get(f"/api/matches/{match.pk}/").json()
+        deals = body["voided_deals"]
+        assert [d["seed_sha256"] for d in deals] == published[:2]
+        assert all(seed_matches(d["seed"], d["seed_sha256"]) for d in deals)
+        assert seed_matches(body["seed"], published[2])
 
     @pytest.mark.parametrize("path", ["999999", "99999999999999999999999", "abc", "1.5"])
     def test_an_unknown_match_is_a_json_404(self, anonymous_client, path):

@@ -326,7 +326,13 @@ def test_a_matchs_platform_error_is_shown_to_staff_only(client, world, other_use
         assert ("Last error" in page) is sees, viewer
 
 
-def test_the_fair_deal_box_shows_a_voided_deal_with_its_seed_but_not_the_error(client, world):
+def _fair_deal_box(client, match: Match) -> tuple[str, str]:
+    page = client.get(f"/matches/{match.pk}/").content.decode()
+    box = page[page.index('id="fair-deal"') :]
+    return page, box[: box.index("</section>")]
+
+
+def test_the_fair_deal_box_shows_a_voided_deal_and_its_seed_once_the_match_ended(client, world):
     match = world.queued[0]
     published = seed_sha256(match.seed)
     token = claim_token()
@@ -334,9 +340,11 @@ def test_the_fair_deal_box_shows_a_voided_deal_with_its_seed_but_not_the_error(c
     error = "OperationalError: could not connect to server at 10.0.0.7 port 5432"
     assert match_fail_attempt(match_id=match.pk, token=token, error=error) == "queued"
     voided = VoidedDeal.objects.get(match=match)
-    page = client.get(f"/matches/{match.pk}/").content.decode()
-    box = page[page.index('id="fair-deal"') :]
-    box = box[: box.index("</section>")]
-    assert published in box and f"<code>{voided.seed}</code>" in box
-    assert "platform error" in box
+    page, box = _fair_deal_box(client, match)
+    assert published in box and "platform error" in box
+    assert f"<code>{voided.seed}</code>" not in box and "hidden until the match ends" in box
     assert "10.0.0.7" not in page
+    Match.objects.filter(pk=match.pk).update(status=MatchStatus.CANCELLED)
+    page, box = _fair_deal_box(client, match)
+    assert published in box and f"<code>{voided.seed}</code>" in box
+    assert "hidden until the match ends" not in box

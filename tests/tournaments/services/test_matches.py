@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -136,42 +137,98 @@ def test_a_failed_match_is_dealt_anew_for_a_retry_by_staff(queued):
     Match.objects.filter(pk=queued.pk).update(max_attempts=1)
     token = claim_token()
     assert match_claim(match_id=queued.pk, token=token)
-    played = PlayedMatch.from_outcome(queued.pk, match_play(match_id=queued.pk))
+    voided = queued.seed
     assert match_fail_attempt(match_id=queued.pk, token=token, error="boom") == "failed"
-    # The failed attempt's outcome is of the voided deal, whose seed is public now.
-    assert match_record_outcome(match_id=queued.pk, token=token, played=played) is False
     queued.refresh_from_db()
-    assert queued.status == MatchStatus.FAILED and queued.seed != played.seed
-    assert VoidedDeal.objects.get(match=queued).seed == played.seed
-    assert not Replay.objects.filter(match=queued).exists()
+    assert queued.status == MatchStatus.FAILED and queued.seed != voided
+    assert VoidedDeal.objects.get(match=queued).seed == voided
     fresh = queued.seed
     match_retry(match=queued)
     assert match_run(match_id=queued.pk) == "recorded"
     assert Replay.objects.get(match=queued).data["seed"] == fresh
 
 
-def test_a_late_outcome_of_a_voided_deal_is_refused_and_the_next_attempt_records(queued):
+@pytest.mark.parametrize("kind", ["queued", "rotation"])
+def test_a_late_outcome_of_a_swept_attempt_is_recorded_once(kind, request):
+    match = request.getfixturevalue(kind)
+    token = claim_token()
+    assert match_claim(match_id=match.pk, token=token)
+    played = PlayedMatch.from_outcome(match.pk, match_play(match_id=match.pk))
+    _swept(match)
+    assert not match_heartbeat(match_id=match.pk, token=token)
+    match.refresh_from_db()
+    assert match.status == MatchStatus.QUEUED
+    assert match_record_outcome(match_id=match.pk, token=token, played=played) is True
+    match.refresh_from_db()
+    assert match.status == MatchStatus.FINISHED and match.error == ""
+    assert match_run(match_id=match.pk) == "not-claimable"
+    assert Replay.objects.filter(match=match).count() == 1
+    assert Replay.objects.get(match=match).data["seed"] == match.seed == played.seed
+    scores = [s.score for s in played.seats]
+    assert list(MatchSeat.objects.filter(match=match).values_list("score", flat=True)) == scores
+
+
+@pytest.mark.parametrize("kind", ["queued", "rotation"])
+def test_the_first_of_two_outcomes_is_kept_and_the_second_changes_nothing(kind, request):
+    match = request.getfixturevalue(kind)
+    first = claim_token()
+    assert match_claim(match_id=match.pk, token=first)
+    played = PlayedMatch.from_outcome(match.pk, match_play(match_id=match.pk))
+    _swept(match)
+    second = claim_token()
+    assert match_claim(match_id=match.pk, token=second)  # played again by another worker
+    assert match_record_outcome(match_id=match.pk, token=first, played=played) is True
+    assert not match_heartbeat(match_id=match.pk, token=second)
+    again = PlayedMatch.from_outcome(match.pk, match_play(match_id=match.pk))
+    assert match_record_outcome(match_id=match.pk, token=second, played=again) is False
+    match.refresh_from_db()
+    assert match.status == MatchStatus.FINISHED and match.claimed_by == first
+    assert match.attempts == 2
+    assert Replay.objects.filter(match=match).count() == 1
+
+
+def test_a_late_outcome_of_a_voided_deal_counts_and_supersedes_the_new_deal(queued):
+    published = seed_sha256(queued.seed)
     first = claim_token()
     assert match_claim(match_id=queued.pk, token=first)
     played = PlayedMatch.from_outcome(queued.pk, match_play(match_id=queued.pk))
-    _swept(queued)
-    assert match_record_outcome(match_id=queued.pk, token=first, played=played) is False
+    _swept(queued)  # dealt anew: the first attempt's deal is voided
     second = claim_token()
     assert match_claim(match_id=queued.pk, token=second)  # played again by another worker
-    # Still refused while the next attempt plays the new deal.
-    assert match_record_outcome(match_id=queued.pk, token=first, played=played) is False
     queued.refresh_from_db()
-    assert queued.status == MatchStatus.RUNNING and queued.claimed_by == second
-    assert not Replay.objects.filter(match=queued).exists()
-    again = PlayedMatch.from_outcome(queued.pk, match_play(match_id=queued.pk))
-    assert again.seed == queued.seed != played.seed
-    assert match_record_outcome(match_id=queued.pk, token=second, played=again) is True
+    new_deal = queued.seed
+    assert new_deal != played.seed
+    assert VoidedDeal.objects.get(match=queued).seed == played.seed
+
+    assert match_record_outcome(match_id=queued.pk, token=first, played=played) is True
+
     queued.refresh_from_db()
-    assert queued.status == MatchStatus.FINISHED and queued.claimed_by == second
+    assert queued.status == MatchStatus.FINISHED and queued.claimed_by == first
+    # The deal that counted is the match's deal again; the one it replaced did not count.
+    assert queued.seed == played.seed
+    voided = VoidedDeal.objects.get(match=queued)
+    assert (voided.seed, voided.reason) == (new_deal, VoidReason.SUPERSEDED)
     replay = Replay.objects.get(match=queued).data
     assert replay["seed"] == queued.seed
-    assert verify_replay({**replay, "seed_sha256": seed_sha256(queued.seed)})["finished"]
-    assert VoidedDeal.objects.get(match=queued).seed == played.seed
+    assert seed_matches(queued.seed, published)
+    assert verify_replay({**replay, "seed_sha256": published})["finished"]
+    # The attempt of the superseded deal can no longer record.
+    assert not match_heartbeat(match_id=queued.pk, token=second)
+    again = PlayedMatch.from_outcome(queued.pk, match_play(match_id=queued.pk))
+    assert match_record_outcome(match_id=queued.pk, token=second, played=again) is False
+    assert Replay.objects.filter(match=queued).count() == 1
+
+
+def test_an_outcome_of_a_deal_the_match_never_had_is_refused(queued):
+    token = claim_token()
+    assert match_claim(match_id=queued.pk, token=token)
+    played = PlayedMatch.from_outcome(queued.pk, match_play(match_id=queued.pk))
+    other = replace(played, replay={**played.replay, "seed": played.seed + 1})
+    assert match_record_outcome(match_id=queued.pk, token=token, played=other) is False
+    queued.refresh_from_db()
+    assert queued.status == MatchStatus.RUNNING and queued.seed == played.seed
+    assert not Replay.objects.filter(match=queued).exists()
+    assert not VoidedDeal.objects.filter(match=queued).exists()
 
 
 def test_a_rotation_of_a_duplicate_group_keeps_its_deal_when_given_back(rotation):
@@ -186,40 +243,6 @@ def test_a_rotation_of_a_duplicate_group_keeps_its_deal_when_given_back(rotation
         rotation.refresh_from_db()
         assert rotation.status == MatchStatus.QUEUED and rotation.seed == seed
     assert not VoidedDeal.objects.filter(match=rotation).exists()
-
-
-def test_a_late_outcome_of_a_swept_rotation_is_recorded_once(rotation):
-    token = claim_token()
-    assert match_claim(match_id=rotation.pk, token=token)
-    played = PlayedMatch.from_outcome(rotation.pk, match_play(match_id=rotation.pk))
-    _swept(rotation)
-    assert not match_heartbeat(match_id=rotation.pk, token=token)
-    rotation.refresh_from_db()
-    assert rotation.status == MatchStatus.QUEUED
-    assert match_record_outcome(match_id=rotation.pk, token=token, played=played) is True
-    rotation.refresh_from_db()
-    assert rotation.status == MatchStatus.FINISHED and rotation.error == ""
-    assert match_run(match_id=rotation.pk) == "not-claimable"
-    assert Replay.objects.filter(match=rotation).count() == 1
-    scores = [s.score for s in played.seats]
-    assert list(MatchSeat.objects.filter(match=rotation).values_list("score", flat=True)) == scores
-
-
-def test_the_first_of_two_outcomes_is_kept_and_the_second_changes_nothing(rotation):
-    first = claim_token()
-    assert match_claim(match_id=rotation.pk, token=first)
-    played = PlayedMatch.from_outcome(rotation.pk, match_play(match_id=rotation.pk))
-    _swept(rotation)
-    second = claim_token()
-    assert match_claim(match_id=rotation.pk, token=second)  # played again by another worker
-    assert match_record_outcome(match_id=rotation.pk, token=first, played=played) is True
-    assert not match_heartbeat(match_id=rotation.pk, token=second)
-    again = PlayedMatch.from_outcome(rotation.pk, match_play(match_id=rotation.pk))
-    assert match_record_outcome(match_id=rotation.pk, token=second, played=again) is False
-    rotation.refresh_from_db()
-    assert rotation.status == MatchStatus.FINISHED and rotation.claimed_by == first
-    assert rotation.attempts == 2
-    assert Replay.objects.filter(match=rotation).count() == 1
 
 
 def test_a_platform_failure_is_retried_then_marked_failed_and_not_blamed_on_bots(queued):

@@ -138,8 +138,9 @@ def queued_match(playing_bots, short_variant) -> Match:
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("duplicate_group", ["", "g1"])
 def test_an_outcome_arriving_after_its_match_failed_finishes_it_and_its_tournament(
-    queued_match, organiser, short_variant
+    queued_match, organiser, short_variant, duplicate_group
 ):
     tournament = Tournament.objects.create(
         name="given up",
@@ -149,10 +150,10 @@ def test_an_outcome_arriving_after_its_match_failed_finishes_it_and_its_tourname
         status="running",
         started_at=timezone.now(),
     )
-    # A rotation of a duplicate group keeps its deal when given up on, so its late outcome
-    # counts; any other match is dealt anew and refuses it (services/test_matches.py).
+    # Given up on, an ordinary match is dealt anew and a rotation of a duplicate group keeps its
+    # deal: the late outcome counts either way.
     Match.objects.filter(pk=queued_match.pk).update(
-        tournament=tournament, max_attempts=1, duplicate_group="g1"
+        tournament=tournament, max_attempts=1, duplicate_group=duplicate_group
     )
     token = claim_token()
     assert match_claim(match_id=queued_match.pk, token=token)
@@ -168,6 +169,7 @@ def test_an_outcome_arriving_after_its_match_failed_finishes_it_and_its_tourname
 
     queued_match.refresh_from_db()
     assert queued_match.status == MatchStatus.FINISHED and queued_match.error == ""
+    assert queued_match.seed == played.seed == Replay.objects.get(match=queued_match).data["seed"]
     tournament.refresh_from_db()
     assert tournament.status == "running" and tournament.finished_at is None
     assert tournament_advance(tournament_id=tournament.pk) == "finished"
@@ -217,15 +219,10 @@ def test_an_outcome_outlasting_the_tries_is_recorded_by_a_worker_once_the_databa
 ):
     settings.MATCH_RECORD_BACKOFF_SECONDS = 0.05
     bots = playing_bots(4)
-    # A rotation of a duplicate group: it keeps its deal when the sweeper gives it back below,
-    # so its late outcome still counts (any other match is dealt anew and refuses it).
     match = match_create(
-        variant_id=short_variant.pk,
-        bot_ids=[b.pk for b in bots],
-        seed=11,
-        time_limit_ms=2000,
-        duplicate_group="g1",
+        variant_id=short_variant.pk, bot_ids=[b.pk for b in bots], seed=11, time_limit_ms=2000
     )
+    dealt = match.seed
 
     assert match_run(match_id=match.pk) == "handed-off"
 
@@ -251,6 +248,9 @@ def test_an_outcome_outlasting_the_tries_is_recorded_by_a_worker_once_the_databa
     replay = Replay.objects.get(match=match).data
     seats = MatchSeat.objects.filter(match=match).order_by("seat")
     assert [s.score for s in seats] == replay["totals"]
+    # The deal played counts again; the one drawn when the sweeper gave the match back did not.
+    assert replay["seed"] == match.seed == dealt
+    assert list(match.voided_deals.values_list("reason", flat=True)) == ["superseded"]
 
 
 @pytest.fixture
