@@ -148,4 +148,4 @@ class RequestEncodingError(ArenaError):
 
 
 class ArenaNetworkError(ArenaError):
-    """The worker's own network stayed down past ``Limits.outage_wait_s`` during a match."""
+    """The worker's own network was down past ``Limits.outage_wait_s``, in all, in a match."""

@@ -36,11 +36,8 @@ class Limits:
     max_connections: int = 512
     # Idle keep-alive connections are closed after this many seconds.
     keepalive_timeout_s: float = 30.0
-    # After a timeout or connection error, the other hosts in the match are sent a ``hello`` with
-    # this time limit; when none of them answers either, the network is the platform's suspect.
-    probe_time_limit_ms: int = 1000
-    # How long a decision waits for the platform's network to come back before the match fails
-    # on the platform's side (and is played again later).
+    # How long a match may wait in all, over every outage of the platform's own network (see
+    # ``netcheck.py``), before it fails on the platform's side (and is played again later).
     outage_wait_s: float = 60.0
 
     def __post_init__(self) -> None:
@@ -52,7 +49,6 @@ class Limits:
             "max_response_bytes",
             "max_faults_per_match",
             "max_connections",
-            "probe_time_limit_ms",
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"Limits.{name} must be at least 1, not {getattr(self, name)!r}")

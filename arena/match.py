@@ -4,13 +4,12 @@ A faulty seat gets the documented fallback and a recorded fault; past the fault 
 is no longer called and ranks last for ratings. Anything that is not a ``BotFault`` is the
 platform's failure and propagates, so it is never blamed on a bot.
 
-A timeout or connection error may be the worker's own network failing rather than the bot, so
-before charging one the runner sends a ``hello`` to the seats on every other host in the match.
-Any answer from any of them shows the network works, and the fault is charged. When every one
-of them fails too, the runner waits for the network to come back and asks the seat again; past
-``Limits.outage_wait_s`` the match fails with ``ArenaNetworkError``, to be played again. A
-minority of hostile bots cannot make the honest bots' hosts fail, so they cannot use this to
-escape their faults.
+A timeout or connection error may be the worker's own network failing rather than the bot. Given
+a ``network_check`` (``netcheck.py``: the platform's own infrastructure, never a bot), the runner
+asks it before charging one: when it passes, the fault is charged; when it fails, nothing is
+charged, the runner checks again about every second and, once it passes, asks the seat the same
+question again. Outages add up over the match; past ``Limits.outage_wait_s`` in all the match
+fails with ``ArenaNetworkError``, to be played again. Without a check every fault is charged.
 """
 
 from __future__ import annotations
@@ -24,6 +23,7 @@ from typing import Any, Protocol
 
 from arena.faults import ArenaNetworkError, BotConnectionError, BotFault, BotTimeout
 from arena.limits import Limits
+from arena.netcheck import NetworkCheck
 from arena.protocol import (
     MessageType,
     decision_message,
@@ -33,7 +33,6 @@ from arena.protocol import (
     parse_card,
     result_message,
 )
-from arena.seats import HttpSeat
 from arena.transport import CallResult
 from engine.game import Game, Phase
 from engine.observation import observe
@@ -46,8 +45,8 @@ _BID, _PLAY = MessageType.BID, MessageType.PLAY
 _BIDDING, _OVER = Phase.BID, Phase.OVER
 # The faults an outage of the worker's own network also causes; any other fault needs an answer.
 _NETWORK_FAULTS = (BotTimeout, BotConnectionError)
-# While the worker's network is suspected, probe this often until it answers again.
-PROBE_EVERY_S = 1.0
+# While the worker's network is down, check it again this often.
+CHECK_EVERY_S = 1.0
 
 
 class Seat(Protocol):
@@ -182,7 +181,14 @@ class MatchRunner:
     """Drives one game: asks the seat to act, checks the answer, applies it."""
 
     def __init__(
-        self, *, variant: Variant, seed: int, seats: Sequence[Seat], limits: Limits, match_id: str
+        self,
+        *,
+        variant: Variant,
+        seed: int,
+        seats: Sequence[Seat],
+        limits: Limits,
+        match_id: str,
+        network_check: NetworkCheck | None = None,
     ) -> None:
         self.game = Game(variant, len(seats), seed)
         self.seats = list(seats)
@@ -190,8 +196,11 @@ class MatchRunner:
         self.match_id = match_id
         self.stats = [SeatStats() for _ in seats]
         self.time_limits = {kind: limits.time_limit_for(kind) for kind in (_BID, _PLAY)}
-        # The HTTP seats by index, each with its host, for probing the worker's network.
-        self.http_seats = {s: seat for s, seat in enumerate(seats) if isinstance(seat, HttpSeat)}
+        self.network_check = network_check
+        # The outage being waited out, shared by every ask that fails during it, and the seconds
+        # of outage the match has waited so far (capped by ``limits.outage_wait_s``).
+        self.outage: asyncio.Task[None] | None = None
+        self.outage_s = 0.0
         # One record per bid and card, for the replay: where, how long, and any fallback.
         self.decisions: list[dict[str, Any]] = []
 
@@ -222,6 +231,7 @@ class MatchRunner:
             # A platform failure in one ask ends the match: the others must not go on alone.
             for ask in asks:
                 ask.cancel()
+            await asyncio.gather(*asks, return_exceptions=True)
             raise
         for bid in bids:
             game.bid(bid)
@@ -252,7 +262,6 @@ class MatchRunner:
         message = decision_message(
             kind, observation, legal, match_id=self.match_id, time_limit_ms=time_limit_ms
         )
-        outage_deadline: float | None = None
         while True:
             latency_ms: float | None = None
             try:
@@ -263,11 +272,7 @@ class MatchRunner:
                 answer = result.data
                 return parse_bid(answer, legal) if bidding else parse_card(answer, legal)
             except BotFault as fault:
-                if isinstance(fault, _NETWORK_FAULTS) and await self._network_suspected(seat):
-                    loop = asyncio.get_running_loop()
-                    if outage_deadline is None:
-                        outage_deadline = loop.time() + self.limits.outage_wait_s
-                    await self._wait_for_network(seat, outage_deadline)
+                if isinstance(fault, _NETWORK_FAULTS) and await self._outage_waited_out():
                     continue  # the same question again, as a fresh request
                 if fault.latency_ms is None:
                     fault.latency_ms = latency_ms
@@ -277,66 +282,42 @@ class MatchRunner:
                     record["latency_ms"] = round(fault.latency_ms, 1)
                 return fallback_bid(legal) if bidding else fallback_card(legal)
 
-    def _probe_targets(self, seat: int) -> list[HttpSeat]:
-        """The HTTP seats still in the match on a host other than ``seat``'s."""
-        failing = self.http_seats.get(seat)
-        if failing is None:
-            return []
-        return [
-            other
-            for s, other in self.http_seats.items()
-            if other.host != failing.host and not self.stats[s].disqualified
-        ]
+    async def _outage_waited_out(self) -> bool:
+        """After a timeout or connection error: whether it was the platform's network, now back.
 
-    async def _network_suspected(self, seat: int) -> bool:
-        """Whether the worker's own network may be down: every other host fails a probe too.
-
-        With no other host to ask, the failure cannot be told apart from the bot's: it is the
-        bot's, as before.
+        False when there is no check or it passes: the fault is the bot's. Otherwise wait until
+        the check passes again, joining the outage another ask is already waiting out, and
+        return True: the decision is asked again once per outage the check confirmed, and a bot
+        cannot make the check fail.
         """
-        targets = self._probe_targets(seat)
-        return bool(targets) and not await self._any_gets_through(targets)
-
-    async def _wait_for_network(self, seat: int, deadline: float) -> None:
-        """Probe about every second until another host answers; fail the match past ``deadline``."""
-        loop = asyncio.get_running_loop()
-        while (left := deadline - loop.time()) > 0:
-            await asyncio.sleep(min(PROBE_EVERY_S, left))
-            # Seats disqualified meanwhile leave none to ask: the seat's next failure is its own.
-            targets = self._probe_targets(seat)
-            if not targets or await self._any_gets_through(targets):
-                return
-        raise ArenaNetworkError(
-            f"match {self.match_id}: no host in the match answered for "
-            f"{self.limits.outage_wait_s:g} s; the worker's network is down"
-        )
-
-    async def _any_gets_through(self, targets: Sequence[HttpSeat]) -> bool:
-        """Probe ``targets`` at once; True as soon as one shows the network carries answers."""
-        probes = [asyncio.ensure_future(self._gets_through(t)) for t in targets]
-        try:
-            for probe in asyncio.as_completed(probes):
-                if await probe:
-                    return True
+        check = self.network_check
+        if check is None:
             return False
-        finally:
-            for probe in probes:
-                probe.cancel()
-            await asyncio.gather(*probes, return_exceptions=True)
-
-    async def _gets_through(self, target: HttpSeat) -> bool:
-        """Whether a ``hello`` to ``target`` ends in anything but a network failure.
-
-        Any answer, even a non-2xx or a bad body, came over the network; a refused address is no
-        sign of an outage either. Probes are not decisions: they leave the seat's stats alone.
-        """
-        try:
-            await target.probe(self.limits.probe_time_limit_ms)
-        except _NETWORK_FAULTS:
-            return False
-        except BotFault:
-            return True
+        if self.outage is None or self.outage.done():
+            started = asyncio.get_running_loop().time()
+            if await check():
+                return False
+            if self.outage is None or self.outage.done():
+                self.outage = asyncio.ensure_future(self._wait_out(check, started))
+        await self.outage
         return True
+
+    async def _wait_out(self, check: NetworkCheck, started: float) -> None:
+        """Check again about every second until the check passes; fail the match past the cap."""
+        loop = asyncio.get_running_loop()
+        deadline = started + self.limits.outage_wait_s - self.outage_s
+        try:
+            while (left := deadline - loop.time()) > 0:
+                await asyncio.sleep(min(CHECK_EVERY_S, left))
+                if await check():
+                    return
+        finally:
+            self.outage_s += loop.time() - started
+        raise ArenaNetworkError(
+            f"match {self.match_id}: the platform's network check failed for "
+            f"{self.outage_s:.1f} s in all, past the {self.limits.outage_wait_s:g} s a match may "
+            "wait; the worker's network is down"
+        )
 
     async def _send_results(self) -> None:
         """Tell every seat still in how the match ended; answers and faults are ignored."""
@@ -384,8 +365,25 @@ class MatchRunner:
 
 
 async def play_match(
-    *, variant: Variant, seed: int, seats: Sequence[Seat], limits: Limits, match_id: str
+    *,
+    variant: Variant,
+    seed: int,
+    seats: Sequence[Seat],
+    limits: Limits,
+    match_id: str,
+    network_check: NetworkCheck | None = None,
 ) -> MatchOutcome:
-    """Play a match between ``seats`` and return its outcome."""
-    runner = MatchRunner(variant=variant, seed=seed, seats=seats, limits=limits, match_id=match_id)
+    """Play a match between ``seats`` and return its outcome.
+
+    ``network_check`` is the platform's check of its own network; without it every timeout and
+    connection error is charged to the bot.
+    """
+    runner = MatchRunner(
+        variant=variant,
+        seed=seed,
+        seats=seats,
+        limits=limits,
+        match_id=match_id,
+        network_check=network_check,
+    )
     return await runner.run()

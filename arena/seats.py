@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
-
-from yarl import URL
 
 from arena.protocol import MessageType
 from arena.transport import BotClient, CallResult
@@ -20,29 +18,12 @@ class HttpSeat:
     endpoint: str
     secret: str
     label: str = "bot"
-    # The endpoint's host without the port: seats on other hosts vouch for the worker's network.
-    host: str | None = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.host = endpoint_host(self.endpoint)
 
     async def call(self, message: dict[str, Any], time_limit_ms: int) -> CallResult:
         """Send ``message`` to the bot; faults come up as BotFault."""
         return await self.client.call(
             self.endpoint, self.secret, message, time_limit_ms=time_limit_ms
         )
-
-    async def probe(self, time_limit_ms: int) -> CallResult:
-        """Send the bot a signed ``hello``; faults come up as BotFault."""
-        return await self.client.hello(self.endpoint, self.secret, time_limit_ms=time_limit_ms)
-
-
-def endpoint_host(endpoint: str) -> str | None:
-    """Return the host of an endpoint URL, or None when it has none."""
-    try:
-        return URL(endpoint).host
-    except (TypeError, ValueError):
-        return None
 
 
 @dataclass

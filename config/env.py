@@ -127,6 +127,10 @@ def env_url(name: str, default: str, *, schemes: tuple[str, ...]) -> str:
         raise _bad(name, value, f"a URL starting with {' or '.join(s + '://' for s in schemes)}")
     if parts.scheme != "sqlite" and not parts.hostname:
         raise _bad(name, value, "a URL with a host name")
+    try:
+        parts.port  # noqa: B018 (read for the ValueError a bad port raises)
+    except ValueError:
+        raise _bad(name, value, "a URL with a numeric port from 0 to 65535, or none") from None
     return value
 
 

@@ -287,6 +287,19 @@ BOT_HELLO_TIMEOUT_MS = env_int("BOT_HELLO_TIMEOUT_MS", 3000, minimum=100, maximu
 # long (its task lost) is sent again when asked for again.
 BOT_VERIFY_RESEND_S = env_int("BOT_VERIFY_RESEND_S", 60, minimum=5)
 
+# The platform's own network, checked before a bot is charged a timeout or connection error
+# mid-match (arena/netcheck.py, tournaments/netpolicy.py): a TCP connect to the broker of
+# REDIS_URL and to ARENA_NETWORK_CHECK_URL, an endpoint the platform runs on the bots' side of
+# the network. While it fails nothing is charged; a match waits out at most
+# ARENA_OUTAGE_WAIT_SECONDS of outages in all, then fails on the platform's side.
+ARENA_NETWORK_CHECK_URL = env_url("ARENA_NETWORK_CHECK_URL", "", schemes=("http", "https"))
+ARENA_NETWORK_CHECK_TIMEOUT_MS = env_int(
+    "ARENA_NETWORK_CHECK_TIMEOUT_MS", 1000, minimum=10, maximum=30000
+)
+ARENA_OUTAGE_WAIT_SECONDS = env_float(
+    "ARENA_OUTAGE_WAIT_SECONDS", 60.0, minimum=0.0, maximum=3600.0
+)
+
 # Requests: anything larger is refused with 413 before it is parsed.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MAX_REQUEST_BYTES", 262144, minimum=1024)
 

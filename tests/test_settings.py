@@ -27,6 +27,7 @@ CLEAN = {
             "DJANGO_",
             "OHHELL_",
             "CELERY_EAGER",
+            "ARENA_",
         )
     )
 }
@@ -54,6 +55,12 @@ def start(**variables: str) -> subprocess.CompletedProcess:
         ("DATABASE_URL", "mysql://db/ohhell"),
         ("DATABASE_URL", "postgres://db"),
         ("REDIS_URL", "http://localhost:6379"),
+        ("REDIS_URL", "redis://localhost:99999/0"),
+        ("ARENA_NETWORK_CHECK_URL", "tcp://health.example.org:80"),
+        ("ARENA_NETWORK_CHECK_URL", "https://health.example.org:port/"),
+        ("ARENA_NETWORK_CHECK_TIMEOUT_MS", "0"),
+        ("ARENA_OUTAGE_WAIT_SECONDS", "-1"),
+        ("ARENA_OUTAGE_WAIT_SECONDS", "nan"),
         ("BOT_ALLOW_LOOPBACK", "2"),
         ("BOT_ALLOWED_NETWORKS", "10.0.0.0/8,not-a-network"),
         ("BOT_MAX_RESPONSE_BYTES", "12kb"),

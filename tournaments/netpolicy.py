@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from urllib.parse import urlsplit
 
 from django.conf import settings
 
 from arena.limits import Limits
+from arena.netcheck import TcpCheck
 from arena.netpolicy import EndpointRefused, NetworkPolicy, check_url
 
 MAX_URL_LENGTH = NetworkPolicy().max_url_length
+# Ports of the URLs the network check connects to, when a URL names none.
+DEFAULT_PORTS = {"redis": 6379, "rediss": 6379, "http": 80, "https": 443}
 
 __all__ = [
     "MAX_URL_LENGTH",
     "EndpointRefused",
+    "arena_network_check",
     "bot_limits",
     "bot_network_policy",
     "check_endpoint_url",
@@ -55,4 +60,29 @@ def bot_limits(time_limit_ms: int | None = None) -> Limits:
         time_limit_ms=time_limit_ms or settings.BOT_DEFAULT_TIME_LIMIT_MS,
         max_response_bytes=settings.BOT_MAX_RESPONSE_BYTES,
         hello_time_limit_ms=settings.BOT_HELLO_TIMEOUT_MS,
+        outage_wait_s=settings.ARENA_OUTAGE_WAIT_SECONDS,
     )
+
+
+def arena_network_check() -> TcpCheck | None:
+    """The check of the worker's own network a match asks before charging a network fault.
+
+    A TCP connect, within ARENA_NETWORK_CHECK_TIMEOUT_MS, to the broker of REDIS_URL and to
+    ARENA_NETWORK_CHECK_URL, whichever are set; it passes when all of them connect. None when
+    neither is set (embedded and in-process modes without Redis): every fault is then charged.
+    """
+    urls = [url for url in (settings.REDIS_URL, settings.ARENA_NETWORK_CHECK_URL) if url]
+    if not urls:
+        return None
+    return TcpCheck(
+        targets=tuple(_address(url) for url in urls),
+        timeout_s=settings.ARENA_NETWORK_CHECK_TIMEOUT_MS / 1000,
+    )
+
+
+def _address(url: str) -> tuple[str, int]:
+    """The host and port a URL names, its scheme's port when it names none."""
+    parts = urlsplit(url)
+    if not parts.hostname:
+        raise ValueError(f"{url!r} names no host to check the network against")
+    return parts.hostname, parts.port or DEFAULT_PORTS[parts.scheme]

@@ -3,9 +3,10 @@
 ``HostileBots`` starts one asyncio server per behaviour on an ephemeral port, all in one
 background thread, and gives their URLs by name. The servers speak just enough HTTP/1.1 to be
 realistic: they read the request line, headers and body, and keep connections alive.
-``BotTable`` seats a few bots on chosen loopback addresses (127.0.0.1, 127.0.0.2, ...), so a
-match has bots on distinct hosts; an ``Outage`` silences all of them at once for a while, as
-the worker losing its own network would.
+``BotTable`` seats a few bots on chosen loopback addresses (127.0.0.1, 127.0.0.2, ...). A
+``Broker`` is a TCP listener standing in for the platform's own infrastructure, which the
+arena's network check connects to; an ``Outage`` silences every bot and takes the broker down at
+once for a while, as the worker losing its own network would.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+
+from arena.netcheck import TcpCheck
 
 FIFTY_MB = 50 * 1024 * 1024
 
@@ -376,32 +379,83 @@ def hostile_bots() -> Iterator[HostileBots]:
         yield bots
 
 
-class Outage:
-    """A switch shared by bots: from the n-th decision request on, none answers for a while.
+class Broker:
+    """A TCP listener standing in for the platform's broker, in its own background thread.
 
-    The bot receiving that request flips it, so the outage starts mid-match at a known point
-    however fast the match runs.
+    ``check()`` is the arena's network check against it; ``down_for`` closes the listener and
+    opens it again on the same port later, so the check fails for real in between.
     """
 
-    def __init__(self, *, after_decisions: int, lasting_s: float) -> None:
-        self.after_decisions = after_decisions
+    def __init__(self, host: str = "127.0.0.1") -> None:
+        self.host = host
+        self.port = 0
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._server: asyncio.Server | None = None
+
+    def __enter__(self) -> Broker:
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self._listen(), self._loop).result(timeout=10)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        asyncio.run_coroutine_threadsafe(self._close(), self._loop).result(timeout=10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=10)
+        self._loop.close()
+
+    def check(self, timeout_s: float = 1.0) -> TcpCheck:
+        """The arena's network check, connecting to this listener."""
+        return TcpCheck(targets=((self.host, self.port),), timeout_s=timeout_s)
+
+    def down_for(self, seconds: float) -> None:
+        """Close the listener now and listen again after ``seconds``; returns at once."""
+        asyncio.run_coroutine_threadsafe(self._down_for(seconds), self._loop)
+
+    async def _down_for(self, seconds: float) -> None:
+        await self._close()
+        await asyncio.sleep(seconds)
+        await self._listen()
+
+    async def _listen(self) -> None:
+        self._server = await asyncio.start_server(self._accepted, self.host, self.port)
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    async def _close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+            self._server = None
+
+    @staticmethod
+    async def _accepted(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.close()
+
+
+class Outage:
+    """A switch shared by bots: at given decision requests, none answers and the broker is down.
+
+    The bot receiving the n-th decision request starts an outage of ``lasting_s``, so each
+    starts mid-match at a known point however fast the match runs.
+    """
+
+    def __init__(self, broker: Broker, *, after_decisions: Sequence[int], lasting_s: float) -> None:
+        self.broker = broker
+        self.after_decisions = set(after_decisions)
         self.lasting_s = lasting_s
         self.decisions = 0
-        self.started: float | None = None
-        self.hellos_during = 0
+        self.started: list[float] = []
 
     def _silent_for(self, request: dict[str, Any]) -> float:
         """Seconds left of the outage as this request arrives (0 when the bots answer)."""
         if request.get("type") in ("bid", "play"):
             self.decisions += 1
-            if self.decisions == self.after_decisions:
-                self.started = time.monotonic()
-        if self.started is None:
+            if self.decisions in self.after_decisions:
+                self.started.append(time.monotonic())
+                self.broker.down_for(self.lasting_s)
+        if not self.started:
             return 0.0
-        left = self.started + self.lasting_s - time.monotonic()
-        if left > 0 and request.get("type") == "hello":
-            self.hellos_during += 1
-        return max(left, 0.0)
+        return max(self.started[-1] + self.lasting_s - time.monotonic(), 0.0)
 
     async def bot(self, req: Received, writer: asyncio.StreamWriter) -> bool:
         """Answer politely, except during the outage: then say nothing and drop the connection."""

@@ -47,7 +47,6 @@ def test_a_tournament_time_control_gives_new_limits() -> None:
         {"grace_ms": -1},
         {"max_response_bytes": 0},
         {"max_connections": 0},
-        {"probe_time_limit_ms": 0},
         {"outage_wait_s": -1.0},
         {"outage_wait_s": math.nan},
         {"outage_wait_s": math.inf},

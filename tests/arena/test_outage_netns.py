@@ -1,8 +1,9 @@
 """The worker's link really going down mid-match charges no bot.
 
 The match runs in a subprocess inside a network namespace whose only link is a veth pair to the
-bots in this process's namespace; the test takes the link down for 3 s mid-match. Needs root
-and ``ip netns``; skipped (with the reason) otherwise.
+bots in this process's namespace, and so does its network check, to a listener standing in for
+the broker on this side; the test takes the link down for 3 s mid-match. Needs root and
+``ip netns``; skipped (with the reason) otherwise.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.arena.hostile_bots import BotTable, Received, polite_answer, reply_json
+from tests.arena.hostile_bots import BotTable, Broker, Received, polite_answer, reply_json
 
 ROOT = Path(__file__).resolve().parents[2]
 OUTAGE_S = 3.0
@@ -93,9 +94,12 @@ class Trigger:
 def test_the_workers_link_going_down_mid_match_charges_no_bot(link: Link) -> None:
     trigger = Trigger(after_decisions=12)
     one, two = link.bot_hosts
-    with BotTable(
-        [(one, trigger.bot), (two, trigger.bot), (one, trigger.bot), (two, trigger.bot)]
-    ) as t:
+    with (
+        Broker(one) as broker,
+        BotTable(
+            [(one, trigger.bot), (two, trigger.bot), (one, trigger.bot), (two, trigger.bot)]
+        ) as t,
+    ):
         match = subprocess.Popen(
             [
                 "ip",
@@ -106,6 +110,7 @@ def test_the_workers_link_going_down_mid_match_charges_no_bot(link: Link) -> Non
                 "-m",
                 "tests.arena.netns_match",
                 link.network,
+                f"{broker.host}:{broker.port}",
                 *t.urls,
             ],
             cwd=ROOT,
@@ -129,4 +134,4 @@ def test_the_workers_link_going_down_mid_match_charges_no_bot(link: Link) -> Non
     assert result["faults"] == [0, 0, 0, 0]
     assert result["fallbacks"] == 0
     assert result["duration_s"] >= OUTAGE_S  # the match waited for the link
-    assert hellos > 0  # a probe got through once the link was back
+    assert hellos == 0  # the bots are never asked about the arena's network

@@ -64,7 +64,7 @@ from tournaments.models import (
     VoidedDeal,
     VoidReason,
 )
-from tournaments.netpolicy import bot_limits, bot_network_policy
+from tournaments.netpolicy import arena_network_check, bot_limits, bot_network_policy
 from tournaments.seeds import deal_seed, new_seed
 
 log = logging.getLogger(__name__)
@@ -147,7 +147,8 @@ def match_play(*, match_id: int) -> MatchOutcome:
     """Play a claimed match against its bots over HTTP and return the outcome (no writes).
 
     The match runs on this process's one event loop and keep-alive pool, beside any other
-    matches the process is playing from other threads.
+    matches the process is playing from other threads. A timeout or connection error is charged
+    only while the platform's network check from the settings passes (``arena_network_check``).
     """
     match = Match.objects.select_related("variant").get(pk=match_id)
     seats = list(match.seats.select_related("bot").order_by("seat"))
@@ -166,6 +167,7 @@ def match_play(*, match_id: int) -> MatchOutcome:
             seats=http_seats,
             limits=bot_limits(match.time_limit_ms),
             match_id=str(match.pk),
+            network_check=arena_network_check(),
         )
     )
 

@@ -210,6 +210,8 @@ def test_a_new_author_walks_from_sign_up_to_a_first_rated_ladder_match(
     page.get_by_role("button", name="Verify now").click()
     page.wait_for_selector('#check-result[data-status="ok"]', timeout=60_000)
     assert "Passed in" in page.locator("#check-result").inner_text()
+    # The badge is updated from the bot's record once the check's result is shown.
+    page.wait_for_selector("#bot-status.status-active", timeout=60_000)
     assert page.locator("#bot-status").inner_text() == "active"
 
     # 6. Opt into the ladder, then watch the bot's public page.
