@@ -14,12 +14,11 @@ recognises no deal.
 
 from __future__ import annotations
 
-import json
 import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 
-from tests.tournaments.spying import Prediction, predict
+from tests.tournaments.spying import Prediction, predict, serve_first_legal
 
 # A remembered seat must account for all but this many cards of the bot's hand: the seats
 # that play after the bot in a deal's last trick keep a card it never sees.
@@ -107,37 +106,6 @@ class Memoriser:
         return guess
 
 
-def memoriser_handler(memoriser: Memoriser) -> type[BaseHTTPRequestHandler]:
-    """An HTTP handler playing the first legal action and remembering what it sees."""
-
-    class MemorisingBot(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        disable_nagle_algorithm = True
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-            answer: dict = {}
-            if body.get("type") == "hello":
-                answer = {"name": "memoriser"}
-            elif body.get("type") in ("bid", "play"):
-                memoriser.on_request(body)
-                answer = {body["type"] if body["type"] == "bid" else "card": body["legal"][0]}
-            data = json.dumps(answer).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-    return MemorisingBot
-
-
 def serve_memoriser(memoriser: Memoriser) -> ThreadingHTTPServer:
     """Serve the memorising bot on a free loopback port, in a thread."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), memoriser_handler(memoriser))
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
+    return serve_first_legal("memoriser", memoriser.on_request)

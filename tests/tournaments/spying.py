@@ -19,7 +19,7 @@ import re
 import threading
 import urllib.error
 import urllib.request
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache
@@ -273,10 +273,12 @@ def seat_hits(
     return by_offset
 
 
-def spy_handler(spy: Spy) -> type[BaseHTTPRequestHandler]:
-    """An HTTP handler playing the first legal action and spying before each answer."""
+def first_legal_handler(
+    name: str, on_request: Callable[[dict], None]
+) -> type[BaseHTTPRequestHandler]:
+    """An HTTP handler playing the first legal action, handing each decision to ``on_request``."""
 
-    class SpyBot(BaseHTTPRequestHandler):
+    class FirstLegalBot(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         disable_nagle_algorithm = True
 
@@ -287,9 +289,9 @@ def spy_handler(spy: Spy) -> type[BaseHTTPRequestHandler]:
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
             answer: dict = {}
             if body.get("type") == "hello":
-                answer = {"name": "spy"}
+                answer = {"name": name}
             elif body.get("type") in ("bid", "play"):
-                spy.on_request(body)
+                on_request(body)
                 answer = {body["type"] if body["type"] == "bid" else "card": body["legal"][0]}
             data = json.dumps(answer).encode()
             self.send_response(200)
@@ -298,15 +300,20 @@ def spy_handler(spy: Spy) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
-    return SpyBot
+    return FirstLegalBot
+
+
+def serve_first_legal(name: str, on_request: Callable[[dict], None]) -> ThreadingHTTPServer:
+    """Serve a first-legal bot watching every decision on a free loopback port, in a thread."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), first_legal_handler(name, on_request))
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
 
 
 def serve_spy(spy: Spy) -> ThreadingHTTPServer:
     """Serve the spying bot on a free loopback port, in a thread."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), spy_handler(spy))
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
+    return serve_first_legal("spy", spy.on_request)
 
 
 def hypergeometric(unseen: int, size: int) -> list[float]:
