@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any
 
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -28,9 +30,10 @@ from tournaments.models.competitions import format_help, rounds_help
 from tournaments.models.ladders import LADDER_DUPLICATE_HELP
 from tournaments.rating_math import is_provisional
 from tournaments.selectors.matches import match_seed_revealed
+from tournaments.selectors.ratings import BotRating, HistoryRow, LeaderboardRow
+from tournaments.selectors.variants import MAX_ID, variant_by_ref
 from tournaments.services.tournaments import MAX_ENTRIES
 
-MAX_ID = 2**63 - 1
 MAX_ROUNDS = 1000
 
 
@@ -64,16 +67,6 @@ class VariantRefField(serializers.Field):
 
     def to_representation(self, value: Variant) -> str:
         return value.name
-
-
-def variant_by_ref(ref: int | str) -> Variant | None:
-    """Find a variant by id or name; None when there is none."""
-    if isinstance(ref, str) and (len(ref) > 64 or "\x00" in ref):
-        return None
-    if isinstance(ref, int) or ref.isdigit():
-        number = int(ref)
-        return Variant.objects.filter(pk=number).first() if 0 < number <= MAX_ID else None
-    return Variant.objects.filter(name__iexact=ref).first()
 
 
 class TournamentInput(serializers.Serializer):
@@ -371,13 +364,24 @@ class LeaderboardQuery(serializers.Serializer):
     include_provisional = serializers.BooleanField(default=True)
 
 
-class LeaderboardRowOutput(serializers.ModelSerializer):
+# An output whose rows are shaped whole from a selector's plain records: its declared fields
+# describe the rows in the API's schema, and none is built or called for every row. (No
+# docstring: the schema would take it as the description of every output using it.)
+class ShapedWhole:
+    @cached_property
+    def times(self) -> serializers.DateTimeField:
+        """DRF's rendering of a time (ISO 8601, UTC as "Z") in the time zone of this request,
+        looked up once for all the rows rather than for every time shown."""
+        return serializers.DateTimeField(default_timezone=timezone.get_current_timezone())
+
+
+class LeaderboardRowOutput(ShapedWhole, serializers.ModelSerializer):
     rank = serializers.IntegerField()
     bot = serializers.IntegerField(source="bot_id")
     bot_name = serializers.CharField(source="bot.name")
     version = serializers.IntegerField(source="bot.version", help_text="the bot's version")
     owner = serializers.CharField(source="bot.owner.username")
-    provisional = serializers.SerializerMethodField()
+    provisional = serializers.BooleanField(read_only=True)
 
     class Meta:
         model = Rating
@@ -395,8 +399,21 @@ class LeaderboardRowOutput(serializers.ModelSerializer):
             "updated_at",
         ]
 
-    def get_provisional(self, rating: Rating) -> bool:
-        return is_provisional(rating.matches)
+    def to_representation(self, instance: LeaderboardRow) -> dict[str, Any]:
+        """The row as the fields above show it, shaped at once rather than field by field."""
+        return {
+            "rank": instance.rank,
+            "bot": instance.bot_id,
+            "bot_name": instance.bot_name,
+            "version": instance.version,
+            "owner": instance.owner,
+            "mu": instance.mu,
+            "sigma": instance.sigma,
+            "conservative": instance.conservative,
+            "matches": instance.matches,
+            "provisional": is_provisional(instance.matches),
+            "updated_at": self.times.to_representation(instance.updated_at),
+        }
 
 
 class BotRatingsQuery(serializers.Serializer):
@@ -407,7 +424,7 @@ class RatingHistoryQuery(BotRatingsQuery):
     variant = VariantRefField(required=False, allow_null=True, default=None)
 
 
-class BotRatingOutput(serializers.Serializer):
+class BotRatingOutput(ShapedWhole, serializers.Serializer):
     """A bot's rating in one variant: now, or as it stood at the asked time."""
 
     variant = serializers.CharField()
@@ -421,22 +438,21 @@ class BotRatingOutput(serializers.Serializer):
         allow_null=True, help_text="the match of the last update (with ?at= only)"
     )
 
-    @staticmethod
-    def from_rating(rating: Rating) -> dict[str, Any]:
-        """Shape a current rating like a rating on a date."""
+    def to_representation(self, instance: BotRating) -> dict[str, Any]:
+        """The rating as the fields above show it, shaped at once rather than field by field."""
         return {
-            "variant": rating.variant.name,
-            "mu": rating.mu,
-            "sigma": rating.sigma,
-            "conservative": rating.conservative,
-            "matches": rating.matches,
-            "provisional": is_provisional(rating.matches),
-            "as_of": rating.updated_at,
-            "match": None,
+            "variant": instance.variant_name,
+            "mu": instance.mu,
+            "sigma": instance.sigma,
+            "conservative": instance.conservative,
+            "matches": instance.matches,
+            "provisional": is_provisional(instance.matches),
+            "as_of": self.times.to_representation(instance.as_of),
+            "match": instance.match_id,
         }
 
 
-class RatingHistoryOutput(serializers.ModelSerializer):
+class RatingHistoryOutput(ShapedWhole, serializers.ModelSerializer):
     variant = serializers.CharField(source="variant.name")
     match = serializers.IntegerField(
         source="match_id", allow_null=True, help_text="empty on a row marking a new bot version"
@@ -458,6 +474,20 @@ class RatingHistoryOutput(serializers.ModelSerializer):
             "mu_after",
             "sigma_after",
         ]
+
+    def to_representation(self, instance: HistoryRow) -> dict[str, Any]:
+        """The update as the fields above show it, shaped at once rather than field by field."""
+        return {
+            "match": instance.match_id,
+            "version": instance.version,
+            "variant": instance.variant_name,
+            "sequence": instance.sequence,
+            "at": self.times.to_representation(instance.at),
+            "mu_before": instance.mu_before,
+            "sigma_before": instance.sigma_before,
+            "mu_after": instance.mu_after,
+            "sigma_after": instance.sigma_after,
+        }
 
 
 class RecomputeOutput(serializers.Serializer):

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import QuerySet
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, permissions, status
-from rest_framework.pagination import PageNumberPagination
+from rest_framework.exceptions import APIException
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -31,15 +32,13 @@ from tournaments.api.serializers_competitions import (
     RecomputeConflictOutput,
     RecomputeOutput,
 )
-from tournaments.models import Bot, Rating, RatingHistory, RatingRecompute, signed_in
+from tournaments.models import Bot, RatingRecompute, signed_in
 from tournaments.rating_math import provisional_matches
 from tournaments.selectors.ratings import (
-    bot_ratings,
+    bot_ratings_now,
     bot_ratings_on,
-    leaderboard,
-    leaderboard_bot_ids,
     leaderboard_generation,
-    leaderboard_rows,
+    leaderboard_pages,
     rating_history,
     recompute_state,
 )
@@ -64,11 +63,6 @@ class LeaderboardView(generics.ListAPIView):
     # Pages are cached only for requests made of these parameters, so the links a cached
     # page carries (next, previous) are the ones any request with the same parameters gets.
     CACHED_PARAMETERS = frozenset({"variant", "include_provisional", "page", "page_size"})
-
-    def get_queryset(self) -> QuerySet[Rating]:
-        query = LeaderboardQuery(data=self.request.query_params)
-        query.is_valid(raise_exception=True)
-        return leaderboard(**query.validated_data)
 
     def _page_key(self, request: Request) -> str | None:
         """The cache key of the page these parameters ask for (None: not cached)."""
@@ -121,16 +115,7 @@ class LeaderboardView(generics.ListAPIView):
         if page_key is not None and generation is None:
             generation = leaderboard_generation(variant=query.validated_data["variant"])
             _cache_set(generation_key, generation, LEADERBOARD_GENERATION_SECONDS)
-        bot_ids = self.paginate_queryset(leaderboard_bot_ids(**query.validated_data))
-        paginator = self.paginator
-        # The view's pagination is the page-number kind set in config/settings.py.
-        if not isinstance(paginator, PageNumberPagination) or bot_ids is None:
-            raise TypeError("the leaderboard needs page-number pagination")
-        page = leaderboard_rows(variant=query.validated_data["variant"], bot_ids=bot_ids)
-        # An empty page is falsy, so the page is compared with None: an empty board is a page.
-        first = paginator.page.start_index() if paginator.page is not None else 1
-        for offset, rating in enumerate(page):
-            rating.rank = first + offset
+        page = self.paginate_queryset(leaderboard_pages(**query.validated_data))
         response = self.get_paginated_response(LeaderboardRowOutput(page, many=True).data)
         if page_key is not None and generation is not None:
             body = request.accepted_renderer.render(
@@ -162,14 +147,13 @@ class BotRatingsView(APIView):
     @extend_schema(parameters=[AT_PARAMETER], responses=BotRatingOutput(many=True))
     def get(self, request: Request, pk: int) -> Response:
         """The bot's ratings now, or as they stood at ``?at=``."""
-        bot = get_object_or_404(Bot.objects.only("pk"), pk=pk)
         query = BotRatingsQuery(data=request.query_params)
-        query.is_valid(raise_exception=True)
+        with _unknown_bot_first(pk):
+            query.is_valid(raise_exception=True)
         when = query.validated_data["at"]
-        if when is None:
-            rows = [BotRatingOutput.from_rating(r) for r in bot_ratings(bot_id=bot.pk)]
-        else:
-            rows = bot_ratings_on(bot_id=bot.pk, when=when)
+        rows = bot_ratings_now(bot_id=pk) if when is None else bot_ratings_on(bot_id=pk, when=when)
+        if not rows:
+            _require_bot(pk)
         return Response(BotRatingOutput(rows, many=True).data)
 
 
@@ -178,13 +162,6 @@ class BotRatingHistoryView(generics.ListAPIView):
 
     serializer_class = RatingHistoryOutput
     filter_backends: list = []
-
-    def get_queryset(self) -> QuerySet[RatingHistory]:
-        bot = get_object_or_404(Bot.objects.only("pk"), pk=self.kwargs["pk"])
-        query = RatingHistoryQuery(data=self.request.query_params)
-        query.is_valid(raise_exception=True)
-        data = query.validated_data
-        return rating_history(bot_id=bot.pk, variant=data["variant"], until=data["at"])
 
     @extend_schema(
         parameters=[
@@ -196,9 +173,38 @@ class BotRatingHistoryView(generics.ListAPIView):
             ),
         ]
     )
-    def get(self, request: Request, *args, **kwargs) -> Response:
+    def get(self, request: Request, pk: int) -> Response:
         """The bot's rating history: match, sequence, time, mu and sigma before and after."""
-        return super().get(request, *args, **kwargs)
+        query = RatingHistoryQuery(data=request.query_params)
+        with _unknown_bot_first(pk):
+            query.is_valid(raise_exception=True)
+        data = query.validated_data
+        updates = rating_history(bot_id=pk, variant=data["variant"], until=data["at"])
+        with _unknown_bot_first(pk):
+            page = self.paginate_queryset(updates)
+        if not page:
+            _require_bot(pk)
+        return self.get_paginated_response(RatingHistoryOutput(page, many=True).data)
+
+
+def _require_bot(pk: int) -> None:
+    """A 404 unless the bot exists.
+
+    A bot's ratings and history are read by its id alone, and the bot itself only when they
+    come out empty or the request fails: a known bot's answer costs no query for the bot, and
+    an unknown bot is a 404 whatever else the request asks.
+    """
+    get_object_or_404(Bot.objects.only("pk"), pk=pk)
+
+
+@contextmanager
+def _unknown_bot_first(pk: int) -> Iterator[None]:
+    """Let an unknown bot's 404 come before any other error raised inside."""
+    try:
+        yield
+    except APIException:
+        _require_bot(pk)
+        raise
 
 
 class RecomputeView(APIView):

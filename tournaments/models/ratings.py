@@ -24,9 +24,7 @@ class Rating(models.Model):
     matches = models.PositiveIntegerField(default=0)
     updated_at = models.DateTimeField(auto_now=True)
 
-    # Not stored: set on the rows a page shows, by the leaderboard API
-    # (tournaments/api/views_ratings.py) and the bot page (tournaments/dashboard/views.py).
-    rank: int
+    # Not stored: set on the rows the bot page shows (tournaments/dashboard/views.py).
     provisional: bool
     three_sigma: float
 

@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.core.cache import cache
-from django.db.models import Count, Max, QuerySet
+from django.db import connection
+from django.db.models import F, Max, QuerySet
 
-from tournaments.models import Rating, RatingHistory, RatingRecompute, RecomputeStatus, Variant
-from tournaments.rating_math import conservative, is_provisional, provisional_matches
+from tournaments.models import (
+    Bot,
+    Rating,
+    RatingHistory,
+    RatingRecompute,
+    RecomputeStatus,
+    Variant,
+)
+from tournaments.rating_math import conservative, provisional_matches
+from tournaments.selectors.pages import Pages
 from tournaments.services.ratings import recompute_progress_key
 
 
@@ -25,32 +37,66 @@ def leaderboard(*, variant: Variant, include_provisional: bool = True) -> QueryS
     return ratings.order_by("-conservative", "bot_id")
 
 
-# What a leaderboard row shows: no other column of the bot or its owner is read.
-LEADERBOARD_COLUMNS = (
-    *("bot_id", "variant_id", "mu", "sigma", "conservative", "matches", "updated_at"),
-    *("bot__name", "bot__version", "bot__owner__username"),
-)
+@dataclass(frozen=True, slots=True)
+class LeaderboardRow:
+    """What a leaderboard page shows of a rating, with its place, bot and owner."""
+
+    rank: int
+    bot_id: int
+    bot_name: str
+    version: int
+    owner: str
+    mu: float
+    sigma: float
+    conservative: float
+    matches: int
+    updated_at: datetime
 
 
-def leaderboard_bot_ids(*, variant: Variant, include_provisional: bool = True) -> QuerySet:
-    """The board as bot ids, in its order: a page of it is an index-only scan, however deep."""
-    return (
-        leaderboard(variant=variant, include_provisional=include_provisional)
-        .select_related(None)
-        .values_list("bot_id", flat=True)
-    )
+def leaderboard_pages(
+    *, variant: Variant, include_provisional: bool = True
+) -> Pages[LeaderboardRow]:
+    """The board of ``leaderboard`` as plain rows, a page at a time (for the API).
+
+    Two statements of SQL, as the ORM's compiling and row building cost several times what
+    the database does: the count, and one page (its bot ids an index-only scan of
+    ``rating_leaderboard_idx`` at any depth, then only those ratings with bot and owner).
+    """
+    rating, bot, user = (m._meta.db_table for m in (Rating, Bot, get_user_model()))
+    shown = "variant_id = %s"
+    params: list[object] = [variant.pk]
+    if not include_provisional:
+        shown += " AND matches >= %s"
+        params.append(provisional_matches())
+    # The order of leaderboard() above: best conservative rating first, then the earlier bot.
+    page = f"""
+        SELECT r.bot_id, b.name AS bot_name, b.version, u.username AS owner, r.mu, r.sigma,
+               r.conservative, r.matches, r.updated_at
+        FROM {rating} r JOIN {bot} b ON b.id = r.bot_id JOIN {user} u ON u.id = b.owner_id
+        WHERE r.bot_id IN (
+            SELECT bot_id FROM {rating} WHERE {shown}
+            ORDER BY conservative DESC, bot_id LIMIT %s OFFSET %s
+        ) AND r.variant_id = %s
+        ORDER BY r.conservative DESC, r.bot_id
+    """
+
+    def count() -> int:
+        (total,) = _read(f"SELECT count(*) AS total FROM {rating} WHERE {shown}", params)
+        return int(total["total"])
+
+    def read(start: int, stop: int) -> list[LeaderboardRow]:
+        rows = _read(page, [*params, stop - start, start, variant.pk])
+        return [LeaderboardRow(rank=rank, **row) for rank, row in enumerate(rows, start=start + 1)]
+
+    return Pages(count=count, read=read)
 
 
-def leaderboard_rows(*, variant: Variant, bot_ids: list[int]) -> list[Rating]:
-    """The variant's ratings of these bots, with bot and owner, in the order of ``bot_ids``."""
-    rows = {
-        r.bot_id: r
-        for r in Rating.objects.filter(variant=variant, bot_id__in=bot_ids)
-        .select_related("bot", "bot__owner")
-        .only(*LEADERBOARD_COLUMNS)
-        .order_by()
-    }
-    return [rows[bot_id] for bot_id in bot_ids]
+def _read(sql: str, params: Sequence[object]) -> list[dict[str, Any]]:
+    """The rows of a query, each by the names of its columns."""
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        names = [column.name for column in cursor.description or ()]
+        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
 def leaderboard_generation(*, variant: Variant) -> str:
@@ -59,29 +105,55 @@ def leaderboard_generation(*, variant: Variant) -> str:
     return latest.isoformat() if latest is not None else "empty"
 
 
-# What a history row shows, all in the index history_bot_page_idx, and its variant's name.
-HISTORY_COLUMNS = (
-    *("bot_id", "variant_id", "match_id", "version", "sequence", "at"),
-    *("mu_before", "sigma_before", "mu_after", "sigma_after", "variant__name"),
-)
+@dataclass(frozen=True, slots=True)
+class HistoryRow:
+    """One update of a bot's rating as its history shows it."""
+
+    match_id: int | None
+    version: int | None
+    variant_name: str
+    sequence: int
+    at: datetime
+    mu_before: float
+    sigma_before: float
+    mu_after: float
+    sigma_after: float
 
 
 def rating_history(
     *, bot_id: int, variant: Variant | None = None, until: datetime | None = None
-) -> QuerySet[RatingHistory]:
-    """Every update of a bot's rating (up to ``until`` when given), oldest first.
+) -> Pages[HistoryRow]:
+    """Every update of a bot's rating (up to ``until`` when given), oldest first, a page at a
+    time (for the API).
 
-    Reads only the columns of ``history_bot_page_idx`` and the variant's name: a page is an
-    index-only scan, and no variant's options or parameters are decoded for every row.
+    Two statements of SQL: the count, an index-only count of ``history_bot_at_idx``, and a
+    page, an index-only scan of ``history_bot_page_idx`` joined to the variant for its name.
     """
-    rows = (
-        RatingHistory.objects.filter(bot_id=bot_id).select_related("variant").only(*HISTORY_COLUMNS)
-    )
+    history, variants = RatingHistory._meta.db_table, Variant._meta.db_table
+    shown = "h.bot_id = %s"
+    params: list[object] = [bot_id]
     if variant is not None:
-        rows = rows.filter(variant=variant)
+        shown += " AND h.variant_id = %s"
+        params.append(variant.pk)
     if until is not None:
-        rows = rows.filter(at__lte=until)
-    return rows.order_by("variant_id", "sequence")
+        shown += " AND h.at <= %s"
+        params.append(until)
+    page = f"""
+        SELECT h.match_id, h.version, v.name AS variant_name, h.sequence, h.at, h.mu_before,
+               h.sigma_before, h.mu_after, h.sigma_after
+        FROM {history} h JOIN {variants} v ON v.id = h.variant_id
+        WHERE {shown}
+        ORDER BY h.variant_id, h.sequence LIMIT %s OFFSET %s
+    """
+
+    def count() -> int:
+        (total,) = _read(f"SELECT count(*) AS total FROM {history} h WHERE {shown}", params)
+        return int(total["total"])
+
+    def read(start: int, stop: int) -> list[HistoryRow]:
+        return [HistoryRow(**row) for row in _read(page, [*params, stop - start, start])]
+
+    return Pages(count=count, read=read)
 
 
 def bot_ratings(*, bot_id: int) -> QuerySet[Rating]:
@@ -89,36 +161,56 @@ def bot_ratings(*, bot_id: int) -> QuerySet[Rating]:
     return Rating.objects.filter(bot_id=bot_id).select_related("variant").order_by("variant__name")
 
 
-def bot_ratings_on(*, bot_id: int, when: datetime) -> list[dict[str, Any]]:
-    """A bot's rating in every variant as it stood at ``when``, in two queries.
+@dataclass(frozen=True, slots=True)
+class BotRating:
+    """A bot's rating in one variant: now, or as it stood on a date after a match."""
 
-    The first is an index-only scan of ``history_bot_at_idx`` (bot, at, variant, sequence).
-    """
-    latest = (
-        RatingHistory.objects.filter(bot_id=bot_id, at__lte=when)
-        .values("variant_id")
-        .annotate(last=Max("sequence"), n=Count("match"))
-        .order_by()
+    variant_name: str
+    mu: float
+    sigma: float
+    conservative: float
+    matches: int
+    as_of: datetime
+    # The match of the update the rating stood at (on a date only; None on a version's row).
+    match_id: int | None = None
+
+
+def bot_ratings_now(*, bot_id: int) -> list[BotRating]:
+    """The ``bot_ratings`` as plain rows, in one query (for the API)."""
+    rows = bot_ratings(bot_id=bot_id).values(
+        *("mu", "sigma", "conservative", "matches"),
+        variant_name=F("variant__name"),
+        as_of=F("updated_at"),
     )
-    counts = {row["last"]: row["n"] for row in latest}
-    rows = RatingHistory.objects.filter(bot_id=bot_id, sequence__in=counts).select_related(
-        "variant"
+    return [BotRating(**row) for row in rows]
+
+
+def bot_ratings_on(*, bot_id: int, when: datetime) -> list[BotRating]:
+    """A bot's rating in every variant as it stood at ``when``, by variant name, in one query.
+
+    Each variant's last update up to then and how many of the updates up to then were
+    matches (an index-only scan of the bot's entries in ``history_bot_page_idx``), then those
+    updates by sequence.
+    """
+    history, variants = RatingHistory._meta.db_table, Variant._meta.db_table
+    rows = _read(
+        f"""
+        WITH latest AS (
+            SELECT variant_id, max(sequence) AS last, count(match_id) AS matches
+            FROM {history} WHERE bot_id = %s AND at <= %s GROUP BY variant_id
+        )
+        SELECT v.name AS variant_name, h.mu_after AS mu, h.sigma_after AS sigma,
+               latest.matches, h.at AS as_of, h.match_id
+        FROM latest
+        JOIN {history} h
+            ON h.bot_id = %s AND h.variant_id = latest.variant_id AND h.sequence = latest.last
+        JOIN {variants} v ON v.id = latest.variant_id
+        """,
+        [bot_id, when, bot_id],
     )
     return sorted(
-        (
-            {
-                "variant": row.variant.name,
-                "mu": row.mu_after,
-                "sigma": row.sigma_after,
-                "conservative": conservative(row.mu_after, row.sigma_after),
-                "matches": counts[row.sequence],
-                "provisional": is_provisional(counts[row.sequence]),
-                "as_of": row.at,
-                "match": row.match_id,
-            }
-            for row in rows
-        ),
-        key=lambda r: r["variant"],
+        (BotRating(conservative=conservative(row["mu"], row["sigma"]), **row) for row in rows),
+        key=lambda rating: rating.variant_name,
     )
 
 

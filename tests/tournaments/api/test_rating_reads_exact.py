@@ -199,7 +199,14 @@ class TestLeaderboard:
     ):
         with CaptureQueriesContext(connection) as queries:
             anonymous_client.get(f"{BOARD}&page_size={size}&page=1")
-        assert len(queries) <= 4  # the variant, the count, the page
+        assert len(queries) == 3  # the variant, the count, the page
+
+    def test_the_board_is_in_the_order_of_the_leaderboard_selector(self, anonymous_client, board):
+        from tournaments.selectors.ratings import leaderboard
+
+        rows = json.loads(body(anonymous_client.get(BOARD)))["results"]
+        ratings = leaderboard(variant=Variant.objects.get(name="oh-hell"))
+        assert [r["bot"] for r in rows] == [rating.bot_id for rating in ratings]
 
 
 def _ordered(rows: list[dict]) -> list[dict]:
@@ -341,7 +348,19 @@ class TestRatingHistory:
     ):
         with CaptureQueriesContext(connection) as queries:
             anonymous_client.get(f"/api/bots/{bot.pk}/rating-history/{query}")
-        assert len(queries) <= (4 if "variant" in query else 3)
+        # The variant when one is asked for, the count, the page; the bot only when empty.
+        assert len(queries) == (3 if "variant" in query else 2)
+
+    def test_an_empty_history_is_a_page_for_a_known_bot_only(self, anonymous_client, bot):
+        answer = anonymous_client.get(f"/api/bots/{bot.pk}/rating-history/")
+        assert body(answer) == exact({"count": 0, "next": None, "previous": None, "results": []})
+        for suffix in ("rating-history/", "rating-history/?page=2", "ratings/"):
+            answer = anonymous_client.get(f"/api/bots/{bot.pk + 1}/{suffix}")
+            assert answer.status_code == 404, suffix
+            assert body(answer) == exact(
+                {"error": {"code": "not_found", "message": "Not found.", "detail": {}}}
+            )
+        assert body(anonymous_client.get(f"/api/bots/{bot.pk}/ratings/")) == b"[]"
 
 
 class TestBotRatings:
@@ -435,4 +454,4 @@ class TestBotRatings:
     ):
         with CaptureQueriesContext(connection) as queries:
             anonymous_client.get(f"/api/bots/{bot.pk}/ratings/{query}")
-        assert len(queries) <= (3 if query else 2)
+        assert len(queries) == 1  # the bot itself only when it has no rating

@@ -86,7 +86,7 @@ def test_a_group_counts_on_a_date_only_once_its_last_rotation_has_ended(world, f
     rows = RatingHistory.objects.filter(bot=a).order_by("sequence")
     assert [r.match_id for r in rows] == [between.pk, rotations[0].pk]
     on_date = bot_ratings_on(bot_id=a.pk, when=when)
-    assert on_date[0]["matches"] == 1 and on_date[0]["mu"] == rows[0].mu_after
+    assert on_date[0].matches == 1 and on_date[0].mu == rows[0].mu_after
     assert_live_equals_recompute()
 
 
