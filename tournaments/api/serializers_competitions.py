@@ -31,7 +31,7 @@ from tournaments.models.ladders import LADDER_DUPLICATE_HELP
 from tournaments.rating_math import is_provisional
 from tournaments.selectors.matches import match_seed_revealed
 from tournaments.selectors.ratings import BotRating, HistoryRow, LeaderboardRow
-from tournaments.selectors.variants import MAX_ID, variant_by_ref
+from tournaments.selectors.variants import MAX_ID, variant_by_ref, variant_id_by_ref
 from tournaments.services.tournaments import MAX_ENTRIES
 
 MAX_ROUNDS = 1000
@@ -50,17 +50,22 @@ class StrictIntegerField(serializers.IntegerField):
     {"oneOf": [{"type": "integer"}, {"type": "string"}], "description": "variant id or name"}
 )
 class VariantRefField(serializers.Field):
-    """A variant given by id or by name (case-insensitive)."""
+    """A variant given by id or by name (case-insensitive): the variant, or with ``id_only``
+    its id alone (all that reads filtering by variant need, and cheaper to look up)."""
 
     default_error_messages = {
         "invalid": "Give a variant id or name.",
         "unknown": "No variant {value!r}.",
     }
 
-    def to_internal_value(self, data: Any) -> Variant:
+    def __init__(self, *, id_only: bool = False, **kwargs: Any) -> None:
+        self.id_only = id_only
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> Variant | int:
         if isinstance(data, bool) or not isinstance(data, int | str) or data == "":
             self.fail("invalid")
-        variant = variant_by_ref(data)
+        variant = variant_id_by_ref(data) if self.id_only else variant_by_ref(data)
         if variant is None:
             self.fail("unknown", value=data)
         return variant
@@ -360,7 +365,7 @@ class MatchDetailOutput(MatchOutput):
 
 
 class LeaderboardQuery(serializers.Serializer):
-    variant = VariantRefField()
+    variant = VariantRefField(id_only=True)
     include_provisional = serializers.BooleanField(default=True)
 
 
@@ -421,7 +426,7 @@ class BotRatingsQuery(serializers.Serializer):
 
 
 class RatingHistoryQuery(BotRatingsQuery):
-    variant = VariantRefField(required=False, allow_null=True, default=None)
+    variant = VariantRefField(id_only=True, required=False, allow_null=True, default=None)
 
 
 class BotRatingOutput(ShapedWhole, serializers.Serializer):

@@ -113,9 +113,13 @@ class LeaderboardView(generics.ListAPIView):
         query = LeaderboardQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         if page_key is not None and generation is None:
-            generation = leaderboard_generation(variant=query.validated_data["variant"])
+            generation = leaderboard_generation(variant_id=query.validated_data["variant"])
             _cache_set(generation_key, generation, LEADERBOARD_GENERATION_SECONDS)
-        page = self.paginate_queryset(leaderboard_pages(**query.validated_data))
+        board = leaderboard_pages(
+            variant_id=query.validated_data["variant"],
+            include_provisional=query.validated_data["include_provisional"],
+        )
+        page = self.paginate_queryset(board)
         response = self.get_paginated_response(LeaderboardRowOutput(page, many=True).data)
         if page_key is not None and generation is not None:
             body = request.accepted_renderer.render(
@@ -179,7 +183,7 @@ class BotRatingHistoryView(generics.ListAPIView):
         with _unknown_bot_first(pk):
             query.is_valid(raise_exception=True)
         data = query.validated_data
-        updates = rating_history(bot_id=pk, variant=data["variant"], until=data["at"])
+        updates = rating_history(bot_id=pk, variant_id=data["variant"], until=data["at"])
         with _unknown_bot_first(pk):
             page = self.paginate_queryset(updates)
         if not page:

@@ -54,7 +54,7 @@ class LeaderboardRow:
 
 
 def leaderboard_pages(
-    *, variant: Variant, include_provisional: bool = True
+    *, variant_id: int, include_provisional: bool = True
 ) -> Pages[LeaderboardRow]:
     """The board of ``leaderboard`` as plain rows, a page at a time (for the API).
 
@@ -64,7 +64,7 @@ def leaderboard_pages(
     """
     rating, bot, user = (m._meta.db_table for m in (Rating, Bot, get_user_model()))
     shown = "variant_id = %s"
-    params: list[object] = [variant.pk]
+    params: list[int | datetime] = [variant_id]
     if not include_provisional:
         shown += " AND matches >= %s"
         params.append(provisional_matches())
@@ -85,13 +85,13 @@ def leaderboard_pages(
         return int(total["total"])
 
     def read(start: int, stop: int) -> list[LeaderboardRow]:
-        rows = _read(page, [*params, stop - start, start, variant.pk])
+        rows = _read(page, [*params, stop - start, start, variant_id])
         return [LeaderboardRow(rank=rank, **row) for rank, row in enumerate(rows, start=start + 1)]
 
     return Pages(count=count, read=read)
 
 
-def _read(sql: str, params: Sequence[object]) -> list[dict[str, Any]]:
+def _read(sql: str, params: Sequence[int | datetime]) -> list[dict[str, Any]]:
     """The rows of a query, each by the names of its columns."""
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
@@ -99,9 +99,9 @@ def _read(sql: str, params: Sequence[object]) -> list[dict[str, Any]]:
         return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
-def leaderboard_generation(*, variant: Variant) -> str:
+def leaderboard_generation(*, variant_id: int) -> str:
     """A value that changes whenever any rating of the variant is written (an index look-up)."""
-    latest = Rating.objects.filter(variant=variant).aggregate(last=Max("updated_at"))["last"]
+    latest = Rating.objects.filter(variant_id=variant_id).aggregate(last=Max("updated_at"))["last"]
     return latest.isoformat() if latest is not None else "empty"
 
 
@@ -121,7 +121,7 @@ class HistoryRow:
 
 
 def rating_history(
-    *, bot_id: int, variant: Variant | None = None, until: datetime | None = None
+    *, bot_id: int, variant_id: int | None = None, until: datetime | None = None
 ) -> Pages[HistoryRow]:
     """Every update of a bot's rating (up to ``until`` when given), oldest first, a page at a
     time (for the API).
@@ -131,10 +131,10 @@ def rating_history(
     """
     history, variants = RatingHistory._meta.db_table, Variant._meta.db_table
     shown = "h.bot_id = %s"
-    params: list[object] = [bot_id]
-    if variant is not None:
+    params: list[int | datetime] = [bot_id]
+    if variant_id is not None:
         shown += " AND h.variant_id = %s"
-        params.append(variant.pk)
+        params.append(variant_id)
     if until is not None:
         shown += " AND h.at <= %s"
         params.append(until)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
+from django.db import connection
 from django.db.models import QuerySet
 
 from engine import OPTIONS, InvalidVariantError
@@ -18,23 +19,48 @@ def variant_list() -> QuerySet[Variant]:
     return Variant.objects.select_related("created_by")
 
 
-def variant_by_ref(ref: int | str) -> Variant | None:
-    """Find a variant by id or by name (case-insensitive); None when there is none.
+class VariantCondition(NamedTuple):
+    """The SQL condition on a variant's row that a reference names, and its one parameter."""
 
-    The rating endpoints look a variant up on every request: one statement of SQL through
-    ``Variant.objects.raw`` costs about a third of the CPU of the ORM's query for it.
-    """
+    sql: str
+    value: int | str
+
+
+def _condition(ref: int | str) -> VariantCondition | None:
+    """A variant by id, or by name (case-insensitive); None when no variant can match."""
     if isinstance(ref, str) and (len(ref) > 64 or "\x00" in ref):
         return None
-    table = Variant._meta.db_table
     if isinstance(ref, int) or ref.isdigit():
         number = int(ref)
-        if not 0 < number <= MAX_ID:
-            return None
-        found = Variant.objects.raw(f"SELECT * FROM {table} WHERE id = %s", [number])
-    else:
-        found = Variant.objects.raw(f"SELECT * FROM {table} WHERE UPPER(name) = UPPER(%s)", [ref])
+        return VariantCondition("id = %s", number) if 0 < number <= MAX_ID else None
+    return VariantCondition("UPPER(name) = UPPER(%s)", ref)
+
+
+# The rating endpoints look a variant up on every request: one statement of SQL costs about a
+# third of the CPU of the ORM's query for it, and a tenth when only the id is read.
+
+
+def variant_by_ref(ref: int | str) -> Variant | None:
+    """Find a variant by id or by name (case-insensitive); None when there is none."""
+    condition = _condition(ref)
+    if condition is None:
+        return None
+    table = Variant._meta.db_table
+    found = Variant.objects.raw(f"SELECT * FROM {table} WHERE {condition.sql}", [condition.value])
     return next(iter(found), None)
+
+
+def variant_id_by_ref(ref: int | str) -> int | None:
+    """The id of ``variant_by_ref(ref)``, all that the reads filtering by variant need."""
+    condition = _condition(ref)
+    if condition is None:
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id FROM {Variant._meta.db_table} WHERE {condition.sql}", [condition.value]
+        )
+        row = cursor.fetchone()
+    return None if row is None else int(row[0])
 
 
 def variant_rules(*, variant: Variant) -> dict[str, Any]:
