@@ -242,7 +242,12 @@ def tournament_resume(*, tournament: Tournament) -> Tournament:
 
 @transaction.atomic
 def tournament_cancel(*, tournament: Tournament) -> Tournament:
-    """Cancel the tournament and its queued matches; finished results stay (and stay rated)."""
+    """Cancel the tournament and its queued and running matches; finished results stay (and
+    stay rated).
+
+    A running match's attempt finds it cancelled at its next heartbeat, stops calling its bots
+    and records nothing (``match_run`` in tournaments/services/matches.py).
+    """
     allowed = {
         TournamentStatus.DRAFT,
         TournamentStatus.SCHEDULED,
@@ -251,7 +256,7 @@ def tournament_cancel(*, tournament: Tournament) -> Tournament:
         TournamentStatus.PAUSED,
     }
     tournament = _move(tournament, allowed, TournamentStatus.CANCELLED)
-    tournament.matches.filter(status=MatchStatus.QUEUED).update(
+    tournament.matches.filter(status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING]).update(
         status=MatchStatus.CANCELLED, updated_at=timezone.now()
     )
     tournament.finished_at = timezone.now()
