@@ -726,28 +726,25 @@ def match_create(
     return match
 
 
-def matches_create(
-    *,
-    fixtures: Sequence[Fixture],
-    variant_id: int,
-    time_limit_ms: int,
-    tournament: Tournament | None = None,
-    ladder: Ladder | None = None,
-) -> list[Match]:
-    """Create queued matches with their seats from fixtures, and send them to the workers.
+def matches_create(*, fixtures: Sequence[Fixture], competition: Tournament | Ladder) -> list[Match]:
+    """Create queued matches of a tournament or ladder with their seats from fixtures, and send
+    them to the workers.
 
     Tournament formats and ladders both create their matches here, each dealt from its fixture's
-    seed keyed with the server's secret (tournaments/seeds.py). A ladder's duplicate group
-    is sent one rotation at a time: the first now, each next one when the previous ends.
+    seed keyed with the competition's deal salt and the server's secret (tournaments/seeds.py).
+    A ladder's duplicate group is sent one rotation at a time: the first now, each next one when
+    the previous ends.
     """
+    tournament = competition if isinstance(competition, Tournament) else None
+    ladder = competition if isinstance(competition, Ladder) else None
     matches = Match.objects.bulk_create(
         Match(
             tournament=tournament,
             ladder=ladder,
-            variant_id=variant_id,
+            variant_id=competition.variant_id,
             round=f.round,
-            seed=deal_seed(f.seed),
-            time_limit_ms=time_limit_ms,
+            seed=deal_seed(f.seed, competition.deal_salt),
+            time_limit_ms=competition.time_limit_ms,
             duplicate_group=f.duplicate_group,
             max_attempts=settings.MATCH_MAX_ATTEMPTS,
         )

@@ -156,12 +156,7 @@ def _check_fixture_count(fixtures: Sequence[formats.Fixture]) -> None:
 
 def _create_matches(tournament: Tournament, fixtures: Sequence[formats.Fixture]) -> int:
     _check_fixture_count(fixtures)
-    matches = matches_create(
-        fixtures=fixtures,
-        variant_id=tournament.variant_id,
-        time_limit_ms=tournament.time_limit_ms,
-        tournament=tournament,
-    )
+    matches = matches_create(fixtures=fixtures, competition=tournament)
     return len(matches)
 
 
