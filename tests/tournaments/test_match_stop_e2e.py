@@ -1,25 +1,29 @@
-"""A match whose outcome can no longer count stops calling its bots (real Celery workers, Redis
-and PostgreSQL, slow bots on loopback that record what they are sent).
+"""A match stops calling its bots only once its outcome can no longer count (real Celery
+workers, Redis and PostgreSQL, bots on loopback that record what they are sent).
 
 A full game of the ``oh-hell`` preset between four bots that think 0.15 s a decision lasts about
-two minutes. Cancelled, or finished by another attempt, it must end within a heartbeat or two:
-the worker (one thread) is then free, which a short match queued behind it shows by finishing.
+two minutes. Finished by another attempt, it must end within a heartbeat or two: the worker (one
+thread) is then free, which a short match queued behind it shows by finishing. Cancelling its
+tournament is no such end: a running match is played to the end and counts, whoever cancels.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from datetime import timedelta
 
 import pytest
 
+from arena.protocol import MessageType
 from tests.tournaments.workers import needs_postgres_and_redis, wait_for
 from tournaments.models import (
+    BotStatus,
     Match,
     MatchSeat,
     MatchStatus,
+    Rating,
     Replay,
-    SeatFault,
     TournamentStatus,
     VoidReason,
 )
@@ -36,6 +40,10 @@ pytestmark = [
 STOPPED_WITHIN_S = 30
 # A whole game takes about two minutes: the worker is free well before only if it stopped.
 FREE_WITHIN_S = 60
+# The longest the organiser's bot holds its answer while the tournament is cancelled.
+HOLD_S = 30
+# A short game, once its held answer is given, is played, recorded and rated well within this.
+PLAYED_ON_WITHIN_S = 120
 
 
 @pytest.fixture
@@ -66,38 +74,72 @@ def _worker_is_free(short_variant, bots) -> None:
     )
 
 
-def test_cancelling_a_tournament_stops_its_running_match_and_frees_the_worker(
-    organiser, organiser_client, oh_hell, short_variant, slow_and_fast, example_bots, start_worker
+@pytest.fixture
+def organisers_table(organiser, make_bot, playing_bots, example_bots):
+    """The organiser's own bot, which records what it is sent and passes each answer through
+    ``example_bots.before_answer``, and three bots of another owner that accepts invitations."""
+    mine = make_bot(
+        organiser,
+        endpoint_url=f"{example_bots.urls['heuristic']}/hook/record/b0",
+        status=BotStatus.ACTIVE,
+    )
+    others = playing_bots(3)
+    example_bots.recorded.clear()
+    example_bots.arrivals.clear()
+    yield [mine, *others]
+    example_bots.before_answer = None
+
+
+@pytest.mark.parametrize("kind", [MessageType.PLAY, MessageType.RESULT])
+def test_an_organiser_cannot_void_a_running_match_by_cancelling_its_tournament(
+    kind, organiser, organiser_client, short_variant, organisers_table, example_bots, start_worker
 ):
-    slow, fast = slow_and_fast
-    start_worker("solo", concurrency=1, pool="threads")
+    # The organiser's bot knows the running score mid-game, and the final totals and ranks at
+    # the result message, sent before the outcome is written. It holds its answer there while
+    # the organiser cancels the tournament: the match must still be played to the end and count.
+    mine = organisers_table[0]
+    held = threading.Event()
+    cancelled = threading.Event()
+
+    def hold_until_cancelled() -> None:
+        recorded = example_bots.recorded
+        if held.is_set() or not recorded or recorded[-1].get("type") != kind:
+            return
+        held.set()
+        cancelled.wait(HOLD_S)
+
+    example_bots.before_answer = hold_until_cancelled
+    start_worker("solo", concurrency=2, pool="threads")
     tournament = tournament_create(
         organiser=organiser,
-        name="cut short",
-        variant=oh_hell,
+        name="called off",
+        variant=short_variant,
         format="round_robin",
-        bot_ids=[b.pk for b in slow],
+        bot_ids=[b.pk for b in organisers_table],
         table_size=4,
-        time_limit_ms=2000,
+        time_limit_ms=HOLD_S * 2000,
     )
     api = organiser_client
     assert api.post(f"/api/tournaments/{tournament.pk}/start/").status_code == 202
-    wait_for(lambda: tournament.matches.exists(), 60, "the tournament's match")
+    wait_for(held.is_set, 120, f"the organiser's bot to be sent a {kind} message")
     match = tournament.matches.get()
-    wait_for(lambda: len(_arrivals(example_bots, match)) >= 3, 60, "the bots to be called")
+    try:
+        assert api.post(f"/api/tournaments/{tournament.pk}/cancel/").status_code == 200
+    finally:
+        cancelled.set()
 
-    assert api.post(f"/api/tournaments/{tournament.pk}/cancel/").status_code == 200
-    cancelled_at = time.monotonic()
-    _worker_is_free(short_variant, fast)
-
-    assert _arrivals(example_bots, match)[-1] < cancelled_at + STOPPED_WITHIN_S
-    match.refresh_from_db()
+    wait_for(
+        lambda: Match.objects.filter(pk=match.pk, status=MatchStatus.FINISHED, rated=True).exists(),
+        PLAYED_ON_WITHIN_S,
+        "the match to be played to the end, recorded and rated",
+    )
     tournament.refresh_from_db()
     assert tournament.status == TournamentStatus.CANCELLED
-    assert match.status == MatchStatus.CANCELLED
-    assert not Replay.objects.filter(match=match).exists()
-    assert not SeatFault.objects.filter(seat__match=match).exists()
-    assert not MatchSeat.objects.filter(match=match, score__isnull=False).exists()
+    assert [m["type"] for m in example_bots.recorded].count(MessageType.RESULT) == 1
+    (replay,) = Replay.objects.filter(match=match)
+    assert replay.data["seed"] == Match.objects.get(pk=match.pk).seed
+    assert MatchSeat.objects.filter(match=match, score__isnull=False).count() == 4
+    assert Rating.objects.get(bot=mine, variant=short_variant).matches == 1
 
 
 def test_a_match_finished_by_another_attempt_stops_the_first_and_keeps_the_other_outcome(

@@ -19,8 +19,11 @@ becomes the match's deal again, and the one it replaces is voided.
 
 An attempt plays on only while its outcome can count: each heartbeat asks whether the match is
 still in a state an outcome is written into (``RECORDABLE``), and once it is not (finished by
-another attempt, cancelled) the game is cut on the worker loop, no bot is called again, nothing
-is recorded and the worker takes its next match.
+another attempt, or given an ended status by staff in the admin) the game is cut on the worker
+loop, no bot is called again, nothing is recorded and the worker takes its next match.
+Cancelling a tournament never ends a running match this way: it cancels only queued ones
+(``tournament_cancel`` in tournaments/services/tournaments.py), so a match under way is played
+to the end and counts.
 """
 
 from __future__ import annotations
@@ -145,8 +148,8 @@ def match_heartbeat(*, match_id: int, token: str) -> bool:
     One query: the match is marked alive while this attempt holds it, and the answer says
     whether it is still in a state an outcome is written into (``RECORDABLE``). An attempt that
     lost its claim (the sweeper gave the match back) plays on, since its late outcome still
-    counts, but beats for nobody; once the match has ended (finished by another attempt,
-    cancelled, deleted) the answer is False.
+    counts, but beats for nobody; once the match has ended (finished by another attempt, given
+    an ended status by staff, deleted) the answer is False.
     """
     held = When(status=MatchStatus.RUNNING, claimed_by=token, then=Value(timezone.now()))
     return (
@@ -326,7 +329,7 @@ def _write_outcome(*, match_id: int, token: str, played: PlayedMatch) -> bool:
         _after_finish(match)
         return True
     if match.status not in RECORDABLE:
-        return False  # cancelled (with its tournament, say) before this outcome arrived
+        return False  # cancelled while queued, or ended by staff, before this outcome arrived
     seats = {s.seat: s for s in MatchSeat.objects.filter(match=match)}
     if played.match_id != match.pk or set(seats) != {s.seat for s in played.seats}:
         log.error("match %s: an outcome of another match was not recorded", match.pk)
@@ -587,8 +590,8 @@ def match_run(*, match_id: int, token: str | None = None) -> str:
     """Claim, play and record one match; return what happened (for logs and tests).
 
     Once the heartbeat finds that the match has ended without this attempt (finished by
-    another, or cancelled), its outcome could no longer count: the game is cut at once, no bot
-    is called again, nothing is recorded, and the answer is "match-ended".
+    another, or given an ended status by staff), its outcome could no longer count: the game is
+    cut at once, no bot is called again, nothing is recorded, and the answer is "match-ended".
     """
     token = token or claim_token()
     if not match_claim(match_id=match_id, token=token):
@@ -601,8 +604,8 @@ def match_run(*, match_id: int, token: str | None = None) -> str:
             outcome = match_play(match_id=match_id, stop=stop)
         except RunStopped:
             log.info(
-                "match %s ended or was cancelled while this attempt played it; its bots are "
-                "called no more and nothing is recorded",
+                "match %s ended without this attempt while it played; its bots are called no "
+                "more and nothing is recorded",
                 match_id,
             )
             return "match-ended"

@@ -237,11 +237,16 @@ def tournament_resume(*, tournament: Tournament) -> Tournament:
 
 @transaction.atomic
 def tournament_cancel(*, tournament: Tournament) -> Tournament:
-    """Cancel the tournament and its queued and running matches; finished results stay (and
-    stay rated).
+    """Cancel the tournament and its queued matches; finished results stay (and stay rated).
 
-    A running match's attempt finds it cancelled at its next heartbeat, stops calling its bots
-    and records nothing (``match_run`` in tournaments/services/matches.py).
+    Running matches are left alone: they play to the end, are recorded and rated. An organiser
+    may have entered bots of their own, so cancelling must never void a match that is under
+    way, whose running score its bots have seen.
+
+    Locks: the tournament, then the queued matches. An outcome written into a failed match
+    locks that match and then the tournament (``_write_outcome`` in
+    tournaments/services/matches.py); no service makes a queued match failed, so this update
+    never waits for a match whose writer waits for the tournament.
     """
     allowed = {
         TournamentStatus.DRAFT,
@@ -251,7 +256,7 @@ def tournament_cancel(*, tournament: Tournament) -> Tournament:
         TournamentStatus.PAUSED,
     }
     tournament = _move(tournament, allowed, TournamentStatus.CANCELLED)
-    tournament.matches.filter(status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING]).update(
+    tournament.matches.filter(status=MatchStatus.QUEUED).update(
         status=MatchStatus.CANCELLED, updated_at=timezone.now()
     )
     tournament.finished_at = timezone.now()

@@ -18,6 +18,7 @@ from tournaments.models import (
     Replay,
     SeatFault,
     Tournament,
+    TournamentStatus,
     VoidedDeal,
     VoidReason,
 )
@@ -34,6 +35,7 @@ from tournaments.services.matches import (
     match_run,
     match_sweep_stuck,
 )
+from tournaments.services.ratings import ratings_apply_pending
 from tournaments.services.tournaments import tournament_cancel, tournament_create
 
 pytestmark = pytest.mark.django_db
@@ -214,7 +216,7 @@ def test_an_attempt_that_lost_its_claim_beats_on_for_nobody_until_its_match_has_
     assert not match_heartbeat(match_id=queued.pk, token=second)
 
 
-def test_a_running_match_cancelled_with_its_tournament_can_no_longer_record(
+def test_a_running_match_plays_on_when_its_tournament_is_cancelled_and_counts(
     organiser, playing_bots, short_variant
 ):
     bots = playing_bots(4)
@@ -232,14 +234,32 @@ def test_a_running_match_cancelled_with_its_tournament_can_no_longer_record(
     token = claim_token()
     assert match_claim(match_id=match.pk, token=token)
     played = PlayedMatch.from_outcome(match.pk, match_play(match_id=match.pk))
-    assert match_heartbeat(match_id=match.pk, token=token)
 
     tournament_cancel(tournament=tournament)
 
-    assert Match.objects.get(pk=match.pk).status == MatchStatus.CANCELLED
-    assert not match_heartbeat(match_id=match.pk, token=token)
-    assert match_record_outcome(match_id=match.pk, token=token, played=played) is False
-    assert not Replay.objects.filter(match=match).exists()
+    assert Match.objects.get(pk=match.pk).status == MatchStatus.RUNNING
+    assert match_heartbeat(match_id=match.pk, token=token)
+    assert match_record_outcome(match_id=match.pk, token=token, played=played) is True
+    match.refresh_from_db()
+    assert match.status == MatchStatus.FINISHED
+    assert Replay.objects.filter(match=match).count() == 1
+    ratings_apply_pending()
+    assert Match.objects.get(pk=match.pk).rated
+    tournament.refresh_from_db()
+    assert tournament.status == TournamentStatus.CANCELLED
+
+
+def test_a_running_match_ended_by_staff_can_no_longer_record(queued):
+    token = claim_token()
+    assert match_claim(match_id=queued.pk, token=token)
+    played = PlayedMatch.from_outcome(queued.pk, match_play(match_id=queued.pk))
+    assert match_heartbeat(match_id=queued.pk, token=token)
+
+    Match.objects.filter(pk=queued.pk).update(status=MatchStatus.CANCELLED)
+
+    assert not match_heartbeat(match_id=queued.pk, token=token)
+    assert match_record_outcome(match_id=queued.pk, token=token, played=played) is False
+    assert not Replay.objects.filter(match=queued).exists()
 
 
 def test_a_late_outcome_of_a_voided_deal_counts_and_supersedes_the_new_deal(queued):
