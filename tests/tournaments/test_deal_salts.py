@@ -9,7 +9,8 @@ from collections.abc import Callable
 
 import pytest
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
+from django.test.utils import CaptureQueriesContext
 
 from engine import Game
 from tests.conftest import client_for
@@ -20,6 +21,8 @@ from tournaments.services.tournaments import tournament_create
 
 BEFORE = ("tournaments", "0019_voided_deal_superseded")
 AFTER = ("tournaments", "0020_competition_deal_salts")
+# More than two of the batches that migration fills its rows in.
+MANY_TOURNAMENTS = 2500
 
 
 def same_seed_tournament(
@@ -129,23 +132,29 @@ def test_existing_competitions_each_get_a_salt_and_their_matches_keep_their_deal
         organiser = _make_user("organiser-before-salts")
         variant = historical(BEFORE, "Variant").objects.get(name="oh-hell")
         old_tournament = historical(BEFORE, "Tournament")
-        made = [
-            old_tournament.objects.create(
+        made = old_tournament.objects.bulk_create(
+            old_tournament(
                 name=f"cup {n}",
                 organiser_id=organiser.pk,
                 variant_id=variant.pk,
                 format=TournamentFormat.ROUND_ROBIN,
                 seed=2024,
             )
-            for n in range(3)
-        ]
+            for n in range(MANY_TOURNAMENTS)
+        )
         old_match = historical(BEFORE, "Match")
         match = old_match.objects.create(tournament_id=made[0].pk, variant_id=variant.pk, seed=77)
         historical(BEFORE, "Ladder").objects.get_or_create(variant_id=variant.pk)
-        migrate(AFTER)
+        with CaptureQueriesContext(connection) as queries:
+            migrate(AFTER)
+        table = old_tournament._meta.db_table
+        updates = [q for q in queries if q["sql"].startswith(f'UPDATE "{table}"')]
+        # Filled a batch at a time, not a row at a time, while the table is locked.
+        assert 0 < len(updates) < MANY_TOURNAMENTS // 100
         salts = list(historical(AFTER, "Tournament").objects.values_list("deal_salt", flat=True))
+        assert len(salts) >= MANY_TOURNAMENTS
         salts += historical(AFTER, "Ladder").objects.values_list("deal_salt", flat=True)
-        assert len(salts) >= 4 and len(set(salts)) == len(salts)
+        assert len(salts) > MANY_TOURNAMENTS and len(set(salts)) == len(salts)
         assert all(len(salt) == 32 and int(salt, 16) >= 0 for salt in salts)
         assert historical(AFTER, "Match").objects.get(pk=match.pk).seed == 77
     finally:
