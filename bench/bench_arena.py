@@ -470,7 +470,7 @@ def _print_overhead(title: str, bots: str, rounds: int, a: dict[str, Any]) -> No
     print(f"    raw aiohttp, pre-encoded bodies      {spread(a['raw_us'])} us")
     print(f"    raw aiohttp, json= and .json()       {spread(a['typical_us'])} us")
     print(f"    arena decision                       {spread(a['arena_us'])} us")
-    print(f"    arena / raw pre-encoded (headline)   {spread(a['ratio'])} (target <= 1.20)")
+    print(f"    arena / raw pre-encoded              {spread(a['ratio'])} (target <= 1.20)")
     print(f"    arena / raw json= and .json()        {spread(a['ratio_typical'])}")
     print("    CPU time of the calling process per decision (bots apart):")
     print(f"    raw aiohttp, pre-encoded bodies      {spread(a['raw_cpu_us'])} us")
