@@ -535,7 +535,7 @@ def prepare_cast(hub: str, bot_port: int) -> Cast:
 
 
 def cancel_leftovers() -> int:
-    """Cancel the tournaments an interrupted run left going, and their queued matches.
+    """Cancel the tournaments an interrupted run left going, and their queued and running matches.
 
     Otherwise the sweeper sends their matches again (MATCH_RESEND_SECONDS) and this run's
     workers play them in the middle of a measurement.

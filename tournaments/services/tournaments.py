@@ -156,12 +156,7 @@ def _check_fixture_count(fixtures: Sequence[formats.Fixture]) -> None:
 
 def _create_matches(tournament: Tournament, fixtures: Sequence[formats.Fixture]) -> int:
     _check_fixture_count(fixtures)
-    matches = matches_create(
-        fixtures=fixtures,
-        variant_id=tournament.variant_id,
-        time_limit_ms=tournament.time_limit_ms,
-        tournament=tournament,
-    )
+    matches = matches_create(fixtures=fixtures, competition=tournament)
     return len(matches)
 
 
@@ -242,7 +237,12 @@ def tournament_resume(*, tournament: Tournament) -> Tournament:
 
 @transaction.atomic
 def tournament_cancel(*, tournament: Tournament) -> Tournament:
-    """Cancel the tournament and its queued matches; finished results stay (and stay rated)."""
+    """Cancel the tournament and its queued and running matches; finished results stay (and
+    stay rated).
+
+    A running match's attempt finds it cancelled at its next heartbeat, stops calling its bots
+    and records nothing (``match_run`` in tournaments/services/matches.py).
+    """
     allowed = {
         TournamentStatus.DRAFT,
         TournamentStatus.SCHEDULED,
@@ -251,7 +251,7 @@ def tournament_cancel(*, tournament: Tournament) -> Tournament:
         TournamentStatus.PAUSED,
     }
     tournament = _move(tournament, allowed, TournamentStatus.CANCELLED)
-    tournament.matches.filter(status=MatchStatus.QUEUED).update(
+    tournament.matches.filter(status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING]).update(
         status=MatchStatus.CANCELLED, updated_at=timezone.now()
     )
     tournament.finished_at = timezone.now()
