@@ -20,6 +20,10 @@ the median of the per-round figures and their spread (lowest to highest).
     plain stdlib server without TCP_NODELAY.
 (d) memory: one worker process with 200 matches in flight at once (20 ms bots); its RSS at
     rest (loop and pool started, modules loaded) against its peak.
+(k) as (a), with some of the arena's own steps per decision replaced by constants (the seat's
+    observation, the request's signature, the deadline), one set at a time, each with its own
+    in-run anchor: what each step costs of the ratio. A diagnosis: such an arena would be unfair
+    (the same view for every seat), forgeable or unbounded.
 (e) as (a), against a bot on the example server (arena/botserver.py: aiohttp, the random
     player), as a bot author would start one: the same arena work beside a bot that does more
     per request. (a), with the cheapest bot there is, stays the headline.
@@ -32,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import multiprocessing
 import queue
@@ -41,7 +46,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -52,6 +57,8 @@ sys.path.insert(0, str(ROOT))
 import aiohttp  # noqa: E402
 import orjson  # noqa: E402
 
+import arena.match as arena_match  # noqa: E402
+import arena.transport as arena_transport  # noqa: E402
 from arena.limits import Limits  # noqa: E402
 from arena.match import MatchRunner, play_match  # noqa: E402
 from arena.netpolicy import NetworkPolicy  # noqa: E402
@@ -336,6 +343,59 @@ def bench_overhead(url: str, rounds: int, matches: int) -> dict[str, Any]:
     }
 
 
+# -- (k) what the arena's own steps cost -----------------------------------------------------------
+
+STEPS = ("observation", "signature", "deadline")
+
+
+class _NoDeadline:
+    """Stands in for the asyncio module in arena/transport.py, where each deadline is none."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(asyncio, name)
+
+    @staticmethod
+    def timeout(delay: float | None) -> contextlib.nullcontext[None]:
+        return contextlib.nullcontext()
+
+
+def _mid_game_observation() -> dict[str, Any]:
+    game = Game(OVERHEAD_VARIANT, PLAYERS, 1)
+    for _ in range(200):
+        if game.phase is Phase.BID:
+            game.bid(game.legal_bids()[0])
+        else:
+            game.play(game.legal_cards()[0])
+    return arena_match.observe(game, game.acting_seat)
+
+
+@contextlib.contextmanager
+def _without(steps: Sequence[str]) -> Iterator[None]:
+    """Replace the arena's named per-decision steps by constants while the block runs."""
+    saved = (arena_match.observe, arena_transport.sign_headers, arena_transport.asyncio)
+    fixed = _mid_game_observation()
+    headers = arena_transport.sign_headers(SECRET, b"{}")
+
+    def same_observation(game: Game, seat: int) -> dict[str, Any]:
+        return dict(fixed)
+
+    def same_headers(
+        secret: str | bytes, body: bytes, *, now: float | None = None, request_id: str | None = None
+    ) -> dict[str, str]:
+        return headers
+
+    if "observation" in steps:
+        arena_match.observe = same_observation
+    if "signature" in steps:
+        arena_transport.sign_headers = same_headers
+    if "deadline" in steps:
+        arena_transport.asyncio = _NoDeadline()  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        arena_match.observe, arena_transport.sign_headers, arena_transport.asyncio = saved
+
+
 # -- (b) concurrency and (d) memory, each in a worker process of its own ---------------------------
 
 
@@ -519,6 +579,17 @@ def main() -> None:
             print(f"    ratio                   {spread(ratios)} (target >= 40)")
             print(f"    worker peak RSS         {b['peak_rss_mb']:.0f} MB (target < 100 MB)")
             print(f"    faults (worker behind)  {b['faults']}")
+
+        if "k" in args.parts:
+            print(
+                f"(k) what the arena's own steps cost: (a) with the named steps replaced by "
+                f"constants, {args.rounds} paired rounds each against its own in-run anchor"
+            )
+            for steps in ((), *((step,) for step in STEPS), STEPS):
+                with _without(steps):
+                    k = bench_overhead(instant, args.rounds, args.matches)
+                name = "without " + ", ".join(steps) if steps else "the arena as it is"
+                print(f"    {name:<44} wall {spread(k['ratio'])}, CPU {spread(k['ratio_cpu'])}")
 
         example = bots.start(_serve_example_bot) if {"c", "e"} & set(args.parts) else ""
         if "e" in args.parts:
