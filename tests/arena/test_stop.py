@@ -4,6 +4,7 @@ is called again, and a call cut half way leaves no half-read connection in the p
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import threading
 from collections.abc import Iterator
@@ -99,8 +100,11 @@ class HoldingBot:
                     writer.write(answer[:-3])
                     await writer.drain()
                 self.held.set()
-                while await reader.read(1024):  # until the client closes the connection
-                    pass
+                # Until the client closes the connection: with a FIN, or with a reset when it
+                # closes before reading all that arrived (a loaded machine's loop may be late).
+                with contextlib.suppress(ConnectionError):
+                    while await reader.read(1024):
+                        pass
                 self.closed.set()
                 return
         except (ConnectionError, asyncio.CancelledError):
