@@ -16,7 +16,7 @@ import functools
 import os
 import threading
 import time
-from collections.abc import Coroutine, Iterator, Mapping
+from collections.abc import Callable, Coroutine, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -301,6 +301,63 @@ def _connection_fault(exc: aiohttp.ClientError, latency_ms: float) -> BotFault:
     )
 
 
+class RunStopped(Exception):
+    """``WorkerLoop.run`` was stopped by its ``StopSignal``: asked for, neither a bot's fault
+    nor the platform's failure."""
+
+
+class StopSignal:
+    """Set from any thread to stop what ``WorkerLoop.run`` runs with it; set once for good."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._set = False
+        self._listeners: list[Callable[[], object]] = []
+
+    def set(self) -> None:
+        """Stop every run waiting on this signal, now and later; setting it again does nothing."""
+        with self._lock:
+            if self._set:
+                return
+            self._set = True
+            listeners, self._listeners = self._listeners, []
+        for listener in listeners:
+            listener()
+
+    def is_set(self) -> bool:
+        """Whether the signal has been set."""
+        return self._set
+
+    async def _guard(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Await ``coro`` in this task, cancelled where it waits once set; then ``RunStopped``."""
+        task = asyncio.current_task()
+        if task is None:  # run_coroutine_threadsafe always runs a coroutine as a task
+            coro.close()
+            raise RuntimeError("a stoppable run needs a task")
+        loop = asyncio.get_running_loop()
+
+        def cancel() -> None:
+            loop.call_soon_threadsafe(task.cancel)
+
+        with self._lock:
+            stopped = self._set
+            if not stopped:
+                self._listeners.append(cancel)
+        if stopped:
+            coro.close()
+            raise RunStopped("stopped by its StopSignal before it began")
+        try:
+            return await coro
+        except asyncio.CancelledError:
+            if self.is_set():
+                raise RunStopped("stopped by its StopSignal") from None
+            raise
+        finally:
+            with self._lock:
+                if cancel in self._listeners:
+                    self._listeners.remove(cancel)
+
+
 class WorkerLoop:
     """One event loop on a thread of its own, and one ``BotClient`` per limits and policy.
 
@@ -331,11 +388,18 @@ class WorkerLoop:
                 client = self._clients[limits, policy] = BotClient(limits=limits, policy=policy)
             return client
 
-    def run(self, coro: Coroutine[Any, Any, T]) -> T:
-        """Run ``coro`` on the loop and return its result; cancel it if the wait is broken."""
+    def run(self, coro: Coroutine[Any, Any, T], *, stop: StopSignal | None = None) -> T:
+        """Run ``coro`` on the loop and return its result; cancel it if the wait is broken.
+
+        Once ``stop`` is set (from any thread), ``coro`` is cancelled where it waits and
+        ``run`` raises ``RunStopped`` after it has unwound: a call to a bot cut this way has
+        closed its connection, never handed it back to the pool half read (``BotClient.call``).
+        """
         if threading.current_thread() is self._thread:
             coro.close()
             raise RuntimeError("WorkerLoop.run waits for the loop: await the coroutine instead")
+        if stop is not None:
+            coro = stop._guard(coro)
         future = asyncio.run_coroutine_threadsafe(coro, self._loop)
         try:
             return future.result()

@@ -1,6 +1,6 @@
 """Measure the arena side by side with what it is built on, in paired interleaved rounds.
 
-Run: .venv/bin/python bench/bench_arena.py [--rounds 5] [--matches 2] [--quick] [--parts abcd]
+Run: .venv/bin/python bench/bench_arena.py [--rounds 5] [--matches 2] [--quick] [--parts abcde]
 
 Each figure is a ratio of two sides measured in the same run, the sides taking turns round by
 round (which goes first alternates), so a noisy shared machine hits both alike; the report gives
@@ -20,6 +20,13 @@ the median of the per-round figures and their spread (lowest to highest).
     plain stdlib server without TCP_NODELAY.
 (d) memory: one worker process with 200 matches in flight at once (20 ms bots); its RSS at
     rest (loop and pool started, modules loaded) against its peak.
+(k) as (a), with some of the arena's own steps per decision replaced by constants (the seat's
+    observation, the request's signature, the deadline), one set at a time, each with its own
+    in-run anchor: what each step costs of the ratio. A diagnosis: such an arena would be unfair
+    (the same view for every seat), forgeable or unbounded.
+(e) as (a), against a bot on the example server (arena/botserver.py: aiohttp, the random
+    player), as a bot author would start one: the same arena work beside a bot that does more
+    per request. (a), with the cheapest bot there is, stays the headline.
 
 Bots always run in other processes; (b) and (d) run the worker in a fresh process of its own,
 so its CPU time and memory are the arena's alone.
@@ -29,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import multiprocessing
 import queue
@@ -38,7 +46,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -49,6 +57,8 @@ sys.path.insert(0, str(ROOT))
 import aiohttp  # noqa: E402
 import orjson  # noqa: E402
 
+import arena.match as arena_match  # noqa: E402
+import arena.transport as arena_transport  # noqa: E402
 from arena.limits import Limits  # noqa: E402
 from arena.match import MatchRunner, play_match  # noqa: E402
 from arena.netpolicy import NetworkPolicy  # noqa: E402
@@ -333,6 +343,59 @@ def bench_overhead(url: str, rounds: int, matches: int) -> dict[str, Any]:
     }
 
 
+# -- (k) what the arena's own steps cost -----------------------------------------------------------
+
+STEPS = ("observation", "signature", "deadline")
+
+
+class _NoDeadline:
+    """Stands in for the asyncio module in arena/transport.py, where each deadline is none."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(asyncio, name)
+
+    @staticmethod
+    def timeout(delay: float | None) -> contextlib.nullcontext[None]:
+        return contextlib.nullcontext()
+
+
+def _mid_game_observation() -> dict[str, Any]:
+    game = Game(OVERHEAD_VARIANT, PLAYERS, 1)
+    for _ in range(200):
+        if game.phase is Phase.BID:
+            game.bid(game.legal_bids()[0])
+        else:
+            game.play(game.legal_cards()[0])
+    return arena_match.observe(game, game.acting_seat)
+
+
+@contextlib.contextmanager
+def _without(steps: Sequence[str]) -> Iterator[None]:
+    """Replace the arena's named per-decision steps by constants while the block runs."""
+    saved = (arena_match.observe, arena_transport.sign_headers, arena_transport.asyncio)
+    fixed = _mid_game_observation()
+    headers = arena_transport.sign_headers(SECRET, b"{}")
+
+    def same_observation(game: Game, seat: int) -> dict[str, Any]:
+        return dict(fixed)
+
+    def same_headers(
+        secret: str | bytes, body: bytes, *, now: float | None = None, request_id: str | None = None
+    ) -> dict[str, str]:
+        return headers
+
+    if "observation" in steps:
+        arena_match.observe = same_observation
+    if "signature" in steps:
+        arena_transport.sign_headers = same_headers
+    if "deadline" in steps:
+        arena_transport.asyncio = _NoDeadline()  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        arena_match.observe, arena_transport.sign_headers, arena_transport.asyncio = saved
+
+
 # -- (b) concurrency and (d) memory, each in a worker process of its own ---------------------------
 
 
@@ -458,6 +521,23 @@ def _sample_play_message() -> dict[str, Any]:
 # -- report -------------------------------------------------------------------------------------
 
 
+def _print_overhead(title: str, bots: str, rounds: int, a: dict[str, Any]) -> None:
+    print(
+        f"{title}: {OVERHEAD_VARIANT.name}, {PLAYERS} {bots}, "
+        f"{a['decisions']} decisions a round, mean body {a['body_bytes']:.0f} bytes, "
+        f"{rounds} paired rounds: median (lowest-highest)"
+    )
+    print(f"    raw aiohttp, pre-encoded bodies      {spread(a['raw_us'])} us")
+    print(f"    raw aiohttp, json= and .json()       {spread(a['typical_us'])} us")
+    print(f"    arena decision                       {spread(a['arena_us'])} us")
+    print(f"    arena / raw pre-encoded              {spread(a['ratio'])} (target <= 1.20)")
+    print(f"    arena / raw json= and .json()        {spread(a['ratio_typical'])}")
+    print("    CPU time of the calling process per decision (bots apart):")
+    print(f"    raw aiohttp, pre-encoded bodies      {spread(a['raw_cpu_us'])} us")
+    print(f"    arena decision                       {spread(a['arena_cpu_us'])} us")
+    print(f"    arena / raw pre-encoded              {spread(a['ratio_cpu'])}")
+
+
 def main() -> None:
     """Run the measurements and print each beside its anchor."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -467,7 +547,7 @@ def main() -> None:
     parser.add_argument("--serial", type=int, default=3, help="concurrency: one-at-a-time matches")
     parser.add_argument("--memory-in-flight", type=int, default=200, help="memory: matches at once")
     parser.add_argument("--quick", action="store_true", help="fewer rounds, for a smoke run")
-    parser.add_argument("--parts", default="abcd", help="which measurements to run, e.g. ab")
+    parser.add_argument("--parts", default="abcde", help="which measurements to run, e.g. ab")
     args = parser.parse_args()
     if args.quick:
         args.rounds, args.matches, args.serial = 2, 1, 2
@@ -477,21 +557,12 @@ def main() -> None:
         slow = bots.start(_serve_legal_first, 0.02)
 
         if "a" in args.parts:
-            a = bench_overhead(instant, args.rounds, args.matches)
-            print(
-                f"(a) overhead per decision: {OVERHEAD_VARIANT.name}, {PLAYERS} instant bots, "
-                f"{a['decisions']} decisions a round, mean body {a['body_bytes']:.0f} bytes, "
-                f"{args.rounds} paired rounds: median (lowest-highest)"
+            _print_overhead(
+                "(a) overhead per decision",
+                "instant bots",
+                args.rounds,
+                bench_overhead(instant, args.rounds, args.matches),
             )
-            print(f"    raw aiohttp, pre-encoded bodies      {spread(a['raw_us'])} us")
-            print(f"    raw aiohttp, json= and .json()       {spread(a['typical_us'])} us")
-            print(f"    arena decision                       {spread(a['arena_us'])} us")
-            print(f"    arena / raw pre-encoded (headline)   {spread(a['ratio'])} (target <= 1.20)")
-            print(f"    arena / raw json= and .json()        {spread(a['ratio_typical'])}")
-            print("    CPU time of the calling process per decision (bots apart):")
-            print(f"    raw aiohttp, pre-encoded bodies      {spread(a['raw_cpu_us'])} us")
-            print(f"    arena decision                       {spread(a['arena_cpu_us'])} us")
-            print(f"    arena / raw pre-encoded              {spread(a['ratio_cpu'])}")
 
         if "b" in args.parts:
             b = _in_fresh_process(
@@ -509,8 +580,27 @@ def main() -> None:
             print(f"    worker peak RSS         {b['peak_rss_mb']:.0f} MB (target < 100 MB)")
             print(f"    faults (worker behind)  {b['faults']}")
 
+        if "k" in args.parts:
+            print(
+                f"(k) what the arena's own steps cost: (a) with the named steps replaced by "
+                f"constants, {args.rounds} paired rounds each against its own in-run anchor"
+            )
+            for steps in ((), *((step,) for step in STEPS), STEPS):
+                with _without(steps):
+                    k = bench_overhead(instant, args.rounds, args.matches)
+                name = "without " + ", ".join(steps) if steps else "the arena as it is"
+                print(f"    {name:<44} wall {spread(k['ratio'])}, CPU {spread(k['ratio_cpu'])}")
+
+        example = bots.start(_serve_example_bot) if {"c", "e"} & set(args.parts) else ""
+        if "e" in args.parts:
+            _print_overhead(
+                "(e) overhead per decision, bot on the example server",
+                "bots of arena/botserver.py (aiohttp, random player)",
+                args.rounds,
+                bench_overhead(example, args.rounds, args.matches),
+            )
+
         if "c" in args.parts:
-            example = bots.start(_serve_example_bot)
             starter = bots.start_starter_bot()
             no_nodelay = bots.start(_serve_stdlib_without_nodelay)
             print("(c) round trip on loopback, one signed play call through BotClient, median")

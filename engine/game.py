@@ -49,10 +49,21 @@ class _Rules:
     outcome do not change between them, so they are looked up rather than re-derived.
     """
 
-    __slots__ = ("deals", "hook", "in_play", "must_trump", "schedule", "score_tables", "variant")
+    __slots__ = (
+        "deals",
+        "hook",
+        "in_play",
+        "must_trump",
+        "schedule",
+        "score_tables",
+        "variant",
+        "variant_dict",
+    )
 
     def __init__(self, variant: Variant, players: int) -> None:
         self.variant = variant
+        # Every observation shows the variant; callers get a copy (engine/observation.py).
+        self.variant_dict = variant.to_dict()
         self.schedule = schedule = variant.schedule(players)
         self.in_play = variant.cards_in_play(players)
         self.hook = variant.hook
@@ -270,6 +281,10 @@ class Game:
     def schedule(self) -> tuple[int, ...]:
         """Hand size of every deal that may be played."""
         return self._rules.schedule
+
+    def variant_dict(self) -> dict[str, Any]:
+        """The variant's options as ``Variant.to_dict`` gives them, in a new dict."""
+        return dict(self._rules.variant_dict)
 
     @property
     def is_over(self) -> bool:

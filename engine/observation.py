@@ -6,7 +6,6 @@ and the seed never enter it. Under closed bidding other bids stay hidden until a
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from engine.cards import CARD_NAMES, card_names
@@ -34,7 +33,7 @@ def observe(game: Game, seat: int) -> dict[str, Any]:
     all_bid = min(bids) >= 0  # a seat yet to bid holds -1
     played = list(map(_card_name, deal.plays))
     return {
-        "variant": dict(_variant_dict(v)),
+        "variant": game.variant_dict(),
         "players": n,
         "seat": seat,
         "phase": game.phase,
@@ -69,12 +68,6 @@ def _trump_card(deal: Any) -> str | None:
 
 def _trump_card_holder(variant: Variant, deal: Any) -> int | None:
     return deal.dealer if variant.trump is _DEALER_LAST_CARD and deal.trump_card >= 0 else None
-
-
-@lru_cache(maxsize=256)
-def _variant_dict(variant: Variant) -> dict[str, Any]:
-    # A variant is immutable, so its dict form is built once; callers get a copy.
-    return variant.to_dict()
 
 
 def _suit(trump: int) -> str | None:

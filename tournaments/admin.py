@@ -295,7 +295,10 @@ class TournamentAdmin(admin.ModelAdmin):
     def resume_tournaments(self, request: HttpRequest, queryset: QuerySet[Tournament]) -> None:
         self._control(request, queryset, tournament_resume, "Resumed")
 
-    @admin.action(description="Cancel the selected tournaments and their queued matches")
+    @admin.action(
+        description="Cancel the selected tournaments and their queued matches "
+        "(running ones play to the end and count)"
+    )
     def cancel_tournaments(self, request: HttpRequest, queryset: QuerySet[Tournament]) -> None:
         self._control(request, queryset, tournament_cancel, "Cancelled")
 

@@ -1,10 +1,22 @@
 """Where every seed comes from, and when it is shown.
 
-Tournament seeds and ladder deal seeds are drawn from the operating system's CSPRNG. A match's
-deal seed is keyed from its fixture's seed with a server secret (HMAC-SHA256 under a key
-derived from ``SECRET_KEY``), so fixtures that share a seed (the rotations of a duplicate
-group) share their deal, while nobody without the key (organisers who chose a tournament seed
-included) can compute a deal from anything public.
+Tournament seeds and ladder deal seeds are drawn from the operating system's CSPRNG; an
+organiser may choose a tournament's seed instead. A tournament's seed decides its schedule (the
+tables, the seatings and the fixtures' seeds, tournaments/formats/), so the same seed, bots and
+format give the same schedule again; it does not decide the cards on its own.
+
+A match's deal seed (``deal_seed``) is keyed from its fixture's seed and its competition's deal
+salt with a server secret (HMAC-SHA256 under a key derived from ``SECRET_KEY``). The deal salt
+(``new_deal_salt``) is 128 random bits drawn for every tournament and every ladder when it is
+made, stored on it, never shown and unique in the database. So fixtures of one competition that
+share a seed (the rotations of a duplicate group) share their deal, while two competitions never
+deal the same cards, even when organisers gave them the same seed; and nobody without the key
+(organisers who chose a tournament seed included) can compute a deal from anything public. The
+salt is random rather than the competition's id: after a database is restored from a backup,
+new competitions take the ids of ones made after the backup, whose deals may have been revealed,
+and ids repeat in a copy of the database kept under the same ``SECRET_KEY``. Competitions made
+before salts existed were each given a fresh one by migration 0020; their matches keep the
+seeds stored on them, whose commitments were published.
 
 Until a match has ended only its commitment ``seed_sha256`` (engine/seeds.py) is published; its
 seed is revealed once it is finished or cancelled and no other match of its duplicate group is
@@ -29,17 +41,26 @@ from django.conf import settings
 
 from engine.seeds import seed_text
 
+DEAL_SALT_BYTES = 16
+
 
 def new_seed() -> int:
     """Draw a fresh 63-bit seed from the CSPRNG."""
     return secrets.randbits(63)
 
 
+def new_deal_salt() -> str:
+    """Draw a fresh deal salt for a tournament or a ladder: 128 bits from the CSPRNG, in hex."""
+    return secrets.token_hex(DEAL_SALT_BYTES)
+
+
 def _deal_key() -> bytes:
     return hmac.new(settings.SECRET_KEY.encode(), b"ohhell deal seeds", hashlib.sha256).digest()
 
 
-def deal_seed(fixture_seed: int) -> int:
-    """The 63-bit seed that deals a fixture's match, keyed from the fixture's seed."""
-    digest = hmac.new(_deal_key(), seed_text(fixture_seed).encode(), hashlib.sha256).digest()
+def deal_seed(fixture_seed: int, deal_salt: str) -> int:
+    """The 63-bit seed that deals a fixture's match, keyed from the fixture's seed and the deal
+    salt of the tournament or ladder it belongs to."""
+    message = f"{deal_salt}:{seed_text(fixture_seed)}".encode()
+    digest = hmac.new(_deal_key(), message, hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big") >> 1

@@ -11,6 +11,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -94,6 +95,14 @@ def loopback_allowed(settings) -> None:
     settings.BOT_ALLOW_LOOPBACK = True
 
 
+@dataclass(frozen=True)
+class Arrival:
+    """A message to a bot under /record/: the match it is about and when it came (monotonic)."""
+
+    match_id: str
+    at: float
+
+
 class ExampleBots:
     """Reference players served over real HTTP on loopback, as registered bots would be."""
 
@@ -109,6 +118,8 @@ class ExampleBots:
         self.before_answer: Callable[[], None] | None = None
         # The messages sent to bots under /record/, in the order they came; tests clear it.
         self.recorded: list[dict] = []
+        # When each of those messages came, and for which match; tests clear it too.
+        self.arrivals: list[Arrival] = []
 
     def __enter__(self) -> ExampleBots:
         import asyncio
@@ -135,7 +146,9 @@ class ExampleBots:
         async def slow_paths(request, handler):
             # Paths under /slow/ think for a while, so a match lasts long enough to interrupt.
             if "/record/" in request.path:
-                self.recorded.append(await request.json())
+                message = await request.json()
+                self.recorded.append(message)
+                self.arrivals.append(Arrival(str(message.get("match_id")), time.monotonic()))
             if request.path.startswith("/slow/"):
                 await asyncio.sleep(0.15)
             hook = self.before_answer

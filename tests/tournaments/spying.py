@@ -5,9 +5,10 @@ the match id from the body and asks the platform's public API for everything it 
 the match, its tournament and the bots at the table: anonymously and with its owner's token.
 It turns every number it finds into candidate seeds (also the preimages of small seeds'
 commitments, the public fixture derivation of a tournament seed, the keyed derivation under an
-embedded development key) and deals each candidate with the engine: a candidate that deals the
-bot its own hand is the match's seed. At the first request of every deal it predicts the hands
-of the other seats: from such a candidate when it has one, by a fixed random draw otherwise.
+embedded development key with any deal salt it finds) and deals each candidate with the engine:
+a candidate that deals the bot its own hand is the match's seed. At the first request of every
+deal it predicts the hands of the other seats: from such a candidate when it has one, by a
+fixed random draw otherwise.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ from tournaments.seeds import deal_seed
 
 NUMBER = re.compile(r"[0-9]{1,20}")
 COMMITMENT = re.compile(r"\b[0-9a-f]{64}\b")
+# Text that could be a competition's deal salt (tournaments/seeds.py), were one ever shown.
+SALT = re.compile(r"\b[0-9a-f]{32}\b")
 # Commitments to seeds below this are inverted by trying them all (an organiser's small seed).
 SMALL_SEEDS = 200_000
 MAX_SEED = 2**63 - 1  # the engine's largest seed
@@ -94,6 +97,8 @@ class Spy:
     found_during_play: list[str] = field(default_factory=list)
     numbers: set[int] = field(default_factory=set)
     seeds: set[int] = field(default_factory=set)
+    fixture_seeds: set[int] = field(default_factory=set)  # candidates before the keyed step
+    salts: set[str] = field(default_factory=set)
     first_hands: dict[str, frozenset[str]] = field(default_factory=dict)
     # Per match, the candidates already seen not to deal the bot its first hand.
     ruled_out: dict[str, set[int]] = field(default_factory=dict)
@@ -172,7 +177,9 @@ class Spy:
         preimages = small_seed_preimages()
         found: set[int] = set()
         seeds: set[int] = set()
+        salts: set[str] = set()
         for text in texts:
+            salts.update(SALT.findall(text))
             found.update(n for n in map(int, NUMBER.findall(text)) if n <= MAX_SEED)
             inverted = {preimages[c] for c in COMMITMENT.findall(text) if c in preimages}
             shown = {int(n) for n in SEED_FIELD.findall(text) if int(n) <= MAX_SEED}
@@ -185,8 +192,13 @@ class Spy:
         self.numbers |= new
         seeds |= new | {n + d for n in new for d in (-1, 1) if 0 <= n + d <= MAX_SEED}
         # The test process runs on the embedded development key: an installation left on it
-        # would deal from these.
-        self.seeds |= seeds | {deal_seed(n) for n in seeds}
+        # would deal from these, given the competition's deal salt.
+        new_salts = salts - self.salts
+        self.salts |= new_salts
+        keyed = {deal_seed(n, salt) for n in seeds for salt in self.salts}
+        keyed |= {deal_seed(n, salt) for n in self.fixture_seeds for salt in new_salts}
+        self.fixture_seeds |= seeds
+        self.seeds |= seeds | keyed
 
     def seed_dealing(self, body: dict) -> int | None:
         """A candidate that deals the bot the hand of this request, if any."""

@@ -3,32 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
-from django.db.models import Model
+
+from tests.tournaments.migrating import historical, migrate, migrate_to_latest
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 BEFORE = ("tournaments", "0016_history_page_index")
 AFTER = ("tournaments", "0017_ladder_independent_deals")
-
-
-def migrate(target: tuple[str, str]) -> None:
-    executor = MigrationExecutor(connection)
-    executor.migrate([target])
-
-
-def migrate_to_latest() -> None:
-    """Apply every migration again, later ones included, for the tests that follow."""
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
-
-
-def historical(target: tuple[str, str], model: str) -> type[Model]:
-    """The model as it is at ``target``: the current one may reach columns and tables that
-    later migrations make."""
-    state = MigrationExecutor(connection).loader.project_state([target])
-    return state.apps.get_model("tournaments", model)
 
 
 def test_existing_ladders_stop_replaying_deals(presets):

@@ -90,7 +90,16 @@ class TournamentInput(serializers.Serializer):
         min_value=1, max_value=MAX_ROUNDS, default=1, help_text=rounds_help()
     )
     start_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
-    seed = StrictIntegerField(min_value=0, max_value=MAX_ID, required=False)
+    seed = StrictIntegerField(
+        min_value=0,
+        max_value=MAX_ID,
+        required=False,
+        help_text=(
+            "the seed the schedule (tables and seatings) derives from, drawn at random when "
+            "left out; the cards are keyed with the tournament's own salt as well, so another "
+            "tournament given the same seed never gets the same deals"
+        ),
+    )
 
 
 class ProgressOutput(serializers.Serializer):

@@ -138,7 +138,8 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     @extend_schema(request=None, responses=TournamentDetailOutput)
     @action(detail=True, methods=["post"])
     def cancel(self, request: Request, pk: str | None = None) -> Response:
-        """Cancel the tournament and its queued matches (organiser or staff; 409 when ended)."""
+        """Cancel the tournament and its queued matches (organiser or staff; 409 when ended):
+        running matches play to the end, are recorded and rated."""
         return self._control(tournament_cancel)
 
     @extend_schema(responses=ProgressOutput)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 from django.db import models
 
-from tournaments.seeds import new_seed
+from tournaments.seeds import DEAL_SALT_BYTES, new_deal_salt, new_seed
 
 if TYPE_CHECKING:
     from tournaments.models.bots import Bot
@@ -114,6 +114,10 @@ class Tournament(models.Model):
     rounds = models.PositiveIntegerField(default=1)
     games_per_fixture = models.PositiveIntegerField(default=1)
     seed = models.BigIntegerField(default=new_seed)
+    # Keys this tournament's deals apart from every other competition's (tournaments/seeds.py).
+    deal_salt = models.CharField(
+        max_length=2 * DEAL_SALT_BYTES, default=new_deal_salt, unique=True, editable=False
+    )
     start_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

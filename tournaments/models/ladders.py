@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.db import models
 
+from tournaments.seeds import DEAL_SALT_BYTES, new_deal_salt
+
 # The duplicate switch's help text, for staff in the admin and the API.
 LADDER_DUPLICATE_HELP = (
     "Off (the default): every table is dealt afresh. On: each table's deals are replayed in "
@@ -38,6 +40,10 @@ class Ladder(models.Model):
     table_size = models.PositiveSmallIntegerField(default=4)
     time_limit_ms = models.PositiveIntegerField(default=1000)
     duplicate = models.BooleanField(default=False, help_text=LADDER_DUPLICATE_HELP)
+    # Keys this ladder's deals apart from every other competition's (tournaments/seeds.py).
+    deal_salt = models.CharField(
+        max_length=2 * DEAL_SALT_BYTES, default=new_deal_salt, unique=True, editable=False
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

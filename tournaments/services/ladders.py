@@ -247,12 +247,7 @@ def _top_up(ladder: Ladder, busy: set[int]) -> int:
         else:
             fixtures.append(Fixture(round=0, table=0, seats=seats, seed=seed))
         busy.update(seats)
-    matches_create(
-        fixtures=fixtures,
-        variant_id=ladder.variant_id,
-        time_limit_ms=ladder.time_limit_ms,
-        ladder=ladder,
-    )
+    matches_create(fixtures=fixtures, competition=ladder)
     return len(fixtures)
 
 

@@ -16,6 +16,14 @@ A match given back is dealt anew (``_release``), its earlier deal kept as voided
 that deal may still be playing on, so its seed stays hidden until the match has ended. A late
 outcome of it still counts while the match has not finished (first writer wins): that deal
 becomes the match's deal again, and the one it replaces is voided.
+
+An attempt plays on only while its outcome can count: each heartbeat asks whether the match is
+still in a state an outcome is written into (``RECORDABLE``), and once it is not (finished by
+another attempt, or given an ended status by staff in the admin) the game is cut on the worker
+loop, no bot is called again, nothing is recorded and the worker takes its next match.
+Cancelling a tournament never ends a running match this way: it cancels only queued ones
+(``tournament_cancel`` in tournaments/services/tournaments.py), so a match under way is played
+to the end and counts.
 """
 
 from __future__ import annotations
@@ -40,13 +48,13 @@ from django.db import (
     connection,
     transaction,
 )
-from django.db.models import Exists, F, OuterRef, Q, QuerySet
+from django.db.models import Case, Exists, F, OuterRef, Q, QuerySet, Value, When
 from django.utils import timezone
 
 from arena.faults import safe_text
 from arena.match import MatchOutcome, play_match
 from arena.seats import HttpSeat
-from arena.transport import worker_loop
+from arena.transport import RunStopped, StopSignal, worker_loop
 from config.celery_app import app as celery_app
 from engine.variant import Variant as EngineVariant
 from tournaments.errors import ApplicationError
@@ -72,7 +80,8 @@ log = logging.getLogger(__name__)
 HEARTBEAT_SECONDS = 5
 # What a fault's sample says when the database refused the sample the bot sent.
 SAMPLE_NOT_STORED = "(sample not stored: the database refused it)"
-# A played outcome is still written into a match in these states (first writer wins).
+# A played outcome is still written into a match in these states (first writer wins); an
+# attempt whose match has left them stops playing (``match_heartbeat``).
 RECORDABLE = (MatchStatus.QUEUED, MatchStatus.RUNNING, MatchStatus.FAILED)
 # At most this many lost matches of a kind are sent again by one sweep.
 RESEND_BATCH = 1000
@@ -134,21 +143,31 @@ def match_claim(*, match_id: int, token: str) -> bool:
 
 
 def match_heartbeat(*, match_id: int, token: str) -> bool:
-    """Mark a running match as alive; False when this attempt lost its claim."""
+    """Beat for an attempt's match; False once the attempt's outcome can no longer be recorded.
+
+    One query: the match is marked alive while this attempt holds it, and the answer says
+    whether it is still in a state an outcome is written into (``RECORDABLE``). An attempt that
+    lost its claim (the sweeper gave the match back) plays on, since its late outcome still
+    counts, but beats for nobody; once the match has ended (finished by another attempt, given
+    an ended status by staff, deleted) the answer is False.
+    """
+    held = When(status=MatchStatus.RUNNING, claimed_by=token, then=Value(timezone.now()))
     return (
-        Match.objects.filter(pk=match_id, status=MatchStatus.RUNNING, claimed_by=token).update(
-            heartbeat_at=timezone.now()
+        Match.objects.filter(pk=match_id, status__in=RECORDABLE).update(
+            heartbeat_at=Case(held, default=F("heartbeat_at"))
         )
         == 1
     )
 
 
-def match_play(*, match_id: int) -> MatchOutcome:
+def match_play(*, match_id: int, stop: StopSignal | None = None) -> MatchOutcome:
     """Play a claimed match against its bots over HTTP and return the outcome (no writes).
 
     The match runs on this process's one event loop and keep-alive pool, beside any other
     matches the process is playing from other threads. A timeout or connection error is charged
     only while the platform's network check from the settings passes (``arena_network_check``).
+    Setting ``stop`` cuts the game where it waits, no bot is called again, and ``RunStopped``
+    is raised (``WorkerLoop.run``).
     """
     match = Match.objects.select_related("variant").get(pk=match_id)
     seats = list(match.seats.select_related("bot").order_by("seat"))
@@ -168,7 +187,8 @@ def match_play(*, match_id: int) -> MatchOutcome:
             limits=bot_limits(match.time_limit_ms),
             match_id=str(match.pk),
             network_check=arena_network_check(),
-        )
+        ),
+        stop=stop,
     )
 
 
@@ -309,7 +329,7 @@ def _write_outcome(*, match_id: int, token: str, played: PlayedMatch) -> bool:
         _after_finish(match)
         return True
     if match.status not in RECORDABLE:
-        return False  # cancelled with its tournament before it was played
+        return False  # cancelled while queued, or ended by staff, before this outcome arrived
     seats = {s.seat: s for s in MatchSeat.objects.filter(match=match)}
     if played.match_id != match.pk or set(seats) != {s.seat for s in played.seats}:
         log.error("match %s: an outcome of another match was not recorded", match.pk)
@@ -522,11 +542,22 @@ def messages_waiting(queue: str) -> int:
 
 
 class Heartbeat:
-    """Beat for a running match from a side thread, so a dead worker is noticed by the sweeper."""
+    """Beat for a running match from a side thread, so a dead worker is noticed by the sweeper.
 
-    def __init__(self, beat: Callable[[], bool], every: float = HEARTBEAT_SECONDS) -> None:
+    A beat answering False ends the heartbeat; ``on_false``, if given, is called then (from the
+    heartbeat's thread).
+    """
+
+    def __init__(
+        self,
+        beat: Callable[[], bool],
+        every: float = HEARTBEAT_SECONDS,
+        *,
+        on_false: Callable[[], object] | None = None,
+    ) -> None:
         self._beat = beat
         self._every = every
+        self._on_false = on_false
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -543,6 +574,8 @@ class Heartbeat:
             while not self._stop.wait(self._every):
                 try:
                     if not self._beat():
+                        if self._on_false is not None:
+                            self._on_false()
                         return
                 except DatabaseError as exc:
                     # A dropped connection or a database restart: beat again on a fresh
@@ -554,15 +587,28 @@ class Heartbeat:
 
 
 def match_run(*, match_id: int, token: str | None = None) -> str:
-    """Claim, play and record one match; return what happened (for logs and tests)."""
+    """Claim, play and record one match; return what happened (for logs and tests).
+
+    Once the heartbeat finds that the match has ended without this attempt (finished by
+    another, or given an ended status by staff), its outcome could no longer count: the game is
+    cut at once, no bot is called again, nothing is recorded, and the answer is "match-ended".
+    """
     token = token or claim_token()
     if not match_claim(match_id=match_id, token=token):
         return "not-claimable"
+    stop = StopSignal()
     # The heartbeat goes on while the outcome is written, so the sweeper does not take a
     # played match away while its final write is tried again.
-    with Heartbeat(lambda: match_heartbeat(match_id=match_id, token=token)):
+    with Heartbeat(lambda: match_heartbeat(match_id=match_id, token=token), on_false=stop.set):
         try:
-            outcome = match_play(match_id=match_id)
+            outcome = match_play(match_id=match_id, stop=stop)
+        except RunStopped:
+            log.info(
+                "match %s ended without this attempt while it played; its bots are called no "
+                "more and nothing is recorded",
+                match_id,
+            )
+            return "match-ended"
         except Exception as exc:  # a platform failure: never blamed on a bot
             log.exception("match %s failed on the platform side", match_id)
             close_old_connections()
@@ -683,28 +729,25 @@ def match_create(
     return match
 
 
-def matches_create(
-    *,
-    fixtures: Sequence[Fixture],
-    variant_id: int,
-    time_limit_ms: int,
-    tournament: Tournament | None = None,
-    ladder: Ladder | None = None,
-) -> list[Match]:
-    """Create queued matches with their seats from fixtures, and send them to the workers.
+def matches_create(*, fixtures: Sequence[Fixture], competition: Tournament | Ladder) -> list[Match]:
+    """Create queued matches of a tournament or ladder with their seats from fixtures, and send
+    them to the workers.
 
     Tournament formats and ladders both create their matches here, each dealt from its fixture's
-    seed keyed with the server's secret (tournaments/seeds.py). A ladder's duplicate group
-    is sent one rotation at a time: the first now, each next one when the previous ends.
+    seed keyed with the competition's deal salt and the server's secret (tournaments/seeds.py).
+    A ladder's duplicate group is sent one rotation at a time: the first now, each next one when
+    the previous ends.
     """
+    tournament = competition if isinstance(competition, Tournament) else None
+    ladder = competition if isinstance(competition, Ladder) else None
     matches = Match.objects.bulk_create(
         Match(
             tournament=tournament,
             ladder=ladder,
-            variant_id=variant_id,
+            variant_id=competition.variant_id,
             round=f.round,
-            seed=deal_seed(f.seed),
-            time_limit_ms=time_limit_ms,
+            seed=deal_seed(f.seed, competition.deal_salt),
+            time_limit_ms=competition.time_limit_ms,
             duplicate_group=f.duplicate_group,
             max_attempts=settings.MATCH_MAX_ATTEMPTS,
         )

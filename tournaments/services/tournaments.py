@@ -156,12 +156,7 @@ def _check_fixture_count(fixtures: Sequence[formats.Fixture]) -> None:
 
 def _create_matches(tournament: Tournament, fixtures: Sequence[formats.Fixture]) -> int:
     _check_fixture_count(fixtures)
-    matches = matches_create(
-        fixtures=fixtures,
-        variant_id=tournament.variant_id,
-        time_limit_ms=tournament.time_limit_ms,
-        tournament=tournament,
-    )
+    matches = matches_create(fixtures=fixtures, competition=tournament)
     return len(matches)
 
 
@@ -242,7 +237,17 @@ def tournament_resume(*, tournament: Tournament) -> Tournament:
 
 @transaction.atomic
 def tournament_cancel(*, tournament: Tournament) -> Tournament:
-    """Cancel the tournament and its queued matches; finished results stay (and stay rated)."""
+    """Cancel the tournament and its queued matches; finished results stay (and stay rated).
+
+    Running matches are left alone: they play to the end, are recorded and rated. An organiser
+    may have entered bots of their own, so cancelling must never void a match that is under
+    way, whose running score its bots have seen.
+
+    Locks: the tournament, then the queued matches. An outcome written into a failed match
+    locks that match and then the tournament (``_write_outcome`` in
+    tournaments/services/matches.py); no service makes a queued match failed, so this update
+    never waits for a match whose writer waits for the tournament.
+    """
     allowed = {
         TournamentStatus.DRAFT,
         TournamentStatus.SCHEDULED,

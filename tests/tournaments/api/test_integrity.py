@@ -23,7 +23,7 @@ from tournaments.models import (
     Replay,
     SeatFault,
 )
-from tournaments.seeds import deal_seed
+from tournaments.seeds import deal_seed, new_deal_salt
 
 LEAK = "Cannot connect to host 127.0.0.1:18298 http://10.1.2.3:18298/secret/path"
 
@@ -39,11 +39,14 @@ def test_the_canonical_text_and_commitment_of_a_seed():
             seed_text(bad)  # type: ignore[arg-type]
 
 
-def test_deal_seeds_are_keyed_with_the_server_secret(settings):
-    first = deal_seed(42)
-    assert first == deal_seed(42) and first != 42 and 0 <= first < 2**63
+def test_deal_seeds_are_keyed_with_the_server_secret_and_the_competitions_salt(settings):
+    salt = new_deal_salt()
+    first = deal_seed(42, salt)
+    assert first == deal_seed(42, salt) and first != 42 and 0 <= first < 2**63
+    assert len(salt) == 32 and new_deal_salt() != salt
+    assert deal_seed(42, new_deal_salt()) != first  # another competition, another deal
     settings.SECRET_KEY = "another-deployment-secret"
-    assert deal_seed(42) != first  # unknown without the key, even from a known fixture seed
+    assert deal_seed(42, salt) != first  # unknown without the key, even from a known fixture seed
 
 
 @pytest.fixture
@@ -147,7 +150,7 @@ def test_fixture_deals_are_not_the_tournament_seeds_public_derivation(organiser,
     started(client_for(organiser), tournament)
     public = {f.seed for f in round_robin(sorted(b.pk for b in bots), 3, 1, 7)}
     dealt = set(tournament.matches.values_list("seed", flat=True))
-    assert dealt == {deal_seed(s) for s in public} and not dealt & public
+    assert dealt == {deal_seed(s, tournament.deal_salt) for s in public} and not dealt & public
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from engine import verify_replay
 from engine.seeds import seed_matches, seed_sha256
+from tests.tournaments.starting import start_and_generate
 from tournaments.models import (
     Match,
     MatchSeat,
@@ -17,6 +18,7 @@ from tournaments.models import (
     Replay,
     SeatFault,
     Tournament,
+    TournamentStatus,
     VoidedDeal,
     VoidReason,
 )
@@ -33,6 +35,8 @@ from tournaments.services.matches import (
     match_run,
     match_sweep_stuck,
 )
+from tournaments.services.ratings import ratings_apply_pending
+from tournaments.services.tournaments import tournament_cancel, tournament_create
 
 pytestmark = pytest.mark.django_db
 
@@ -155,7 +159,6 @@ def test_a_late_outcome_of_a_swept_attempt_is_recorded_once(kind, request):
     assert match_claim(match_id=match.pk, token=token)
     played = PlayedMatch.from_outcome(match.pk, match_play(match_id=match.pk))
     _swept(match)
-    assert not match_heartbeat(match_id=match.pk, token=token)
     match.refresh_from_db()
     assert match.status == MatchStatus.QUEUED
     assert match_record_outcome(match_id=match.pk, token=token, played=played) is True
@@ -185,6 +188,78 @@ def test_the_first_of_two_outcomes_is_kept_and_the_second_changes_nothing(kind, 
     assert match.status == MatchStatus.FINISHED and match.claimed_by == first
     assert match.attempts == 2
     assert Replay.objects.filter(match=match).count() == 1
+
+
+def test_an_attempt_that_lost_its_claim_beats_on_for_nobody_until_its_match_has_ended(queued):
+    first = claim_token()
+    assert match_claim(match_id=queued.pk, token=first)
+    _swept(queued)
+    swept_beat = Match.objects.get(pk=queued.pk).heartbeat_at
+    # Given back and queued: the first attempt's outcome would still count.
+    assert match_heartbeat(match_id=queued.pk, token=first)
+    second = claim_token()
+    assert match_claim(match_id=queued.pk, token=second)
+    claimed_beat = Match.objects.get(pk=queued.pk).heartbeat_at
+    # Playing again by another attempt: still counts, and only the holder's beat moves the time.
+    assert match_heartbeat(match_id=queued.pk, token=first)
+    assert Match.objects.get(pk=queued.pk).heartbeat_at == claimed_beat != swept_beat
+    assert match_heartbeat(match_id=queued.pk, token=second)
+    assert Match.objects.get(pk=queued.pk).heartbeat_at > claimed_beat
+    # Failed: a late outcome still counts.
+    Match.objects.filter(pk=queued.pk).update(status=MatchStatus.FAILED)
+    assert match_heartbeat(match_id=queued.pk, token=first)
+    # Finished by the second attempt: neither can record any more.
+    Match.objects.filter(pk=queued.pk).update(status=MatchStatus.RUNNING)
+    again = PlayedMatch.from_outcome(queued.pk, match_play(match_id=queued.pk))
+    assert match_record_outcome(match_id=queued.pk, token=second, played=again) is True
+    assert not match_heartbeat(match_id=queued.pk, token=first)
+    assert not match_heartbeat(match_id=queued.pk, token=second)
+
+
+def test_a_running_match_plays_on_when_its_tournament_is_cancelled_and_counts(
+    organiser, playing_bots, short_variant
+):
+    bots = playing_bots(4)
+    tournament = start_and_generate(
+        tournament_create(
+            organiser=organiser,
+            name="cancelled cup",
+            variant=short_variant,
+            format="round_robin",
+            bot_ids=[b.pk for b in bots],
+            time_limit_ms=500,
+        )
+    )
+    match = tournament.matches.get()
+    token = claim_token()
+    assert match_claim(match_id=match.pk, token=token)
+    played = PlayedMatch.from_outcome(match.pk, match_play(match_id=match.pk))
+
+    tournament_cancel(tournament=tournament)
+
+    assert Match.objects.get(pk=match.pk).status == MatchStatus.RUNNING
+    assert match_heartbeat(match_id=match.pk, token=token)
+    assert match_record_outcome(match_id=match.pk, token=token, played=played) is True
+    match.refresh_from_db()
+    assert match.status == MatchStatus.FINISHED
+    assert Replay.objects.filter(match=match).count() == 1
+    ratings_apply_pending()
+    assert Match.objects.get(pk=match.pk).rated
+    tournament.refresh_from_db()
+    assert tournament.status == TournamentStatus.CANCELLED
+
+
+def test_a_running_match_ended_by_staff_can_no_longer_record(queued):
+    token = claim_token()
+    assert match_claim(match_id=queued.pk, token=token)
+    played = PlayedMatch.from_outcome(queued.pk, match_play(match_id=queued.pk))
+    assert match_heartbeat(match_id=queued.pk, token=token)
+
+    Match.objects.filter(pk=queued.pk).update(status=MatchStatus.CANCELLED)
+
+    assert not match_heartbeat(match_id=queued.pk, token=token)
+    assert match_record_outcome(match_id=queued.pk, token=token, played=played) is False
+    assert not Replay.objects.filter(match=queued).exists()
 
 
 def test_a_late_outcome_of_a_voided_deal_counts_and_supersedes_the_new_deal(queued):
