@@ -15,6 +15,7 @@ from tournaments.models import (
     TournamentStatus,
     Variant,
 )
+from tournaments.selectors.variants import MAX_ID
 
 
 class BotFilter(django_filters.FilterSet):
@@ -51,7 +52,7 @@ class IdFilter(django_filters.Filter):
 
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("min_value", 1)
-        kwargs.setdefault("max_value", 2**63 - 1)
+        kwargs.setdefault("max_value", MAX_ID)
         super().__init__(*args, **kwargs)
 
 

@@ -155,7 +155,11 @@ def match_index(request: HttpRequest) -> HttpResponse:
     bot = None
     raw_bot = request.GET.get("bot", "")
     if raw_bot:
-        bot = Bot.objects.filter(pk=int(raw_bot)).first() if raw_bot.isdigit() else None
+        bot = (
+            Bot.objects.filter(pk=int(raw_bot)).first()
+            if raw_bot.isascii() and raw_bot.isdecimal()
+            else None
+        )
         if bot is None:
             problems.append(f"bot: no bot with id {raw_bot!r}.")
     fault = request.GET.get("fault", "")

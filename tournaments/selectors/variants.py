@@ -30,7 +30,7 @@ def _condition(ref: int | str) -> VariantCondition | None:
     """A variant by id, or by name (case-insensitive); None when no variant can match."""
     if isinstance(ref, str) and (len(ref) > 64 or "\x00" in ref):
         return None
-    if isinstance(ref, int) or ref.isdigit():
+    if isinstance(ref, int) or (ref.isascii() and ref.isdecimal()):
         number = int(ref)
         return VariantCondition("id = %s", number) if 0 < number <= MAX_ID else None
     return VariantCondition("UPPER(name) = UPPER(%s)", ref)
