@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -23,6 +24,24 @@ def run_demo(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str
         text=True,
         timeout=300,
     )
+
+
+def statuses(env: dict[str, str], paths: list[str]) -> dict[str, int]:
+    """GET each path through Django's test client on the database ``env`` names."""
+    script = (
+        "import json; from django.test import Client; client = Client(HTTP_HOST='127.0.0.1'); "
+        f"print(json.dumps({{path: client.get(path).status_code for path in {paths!r}}}))"
+    )
+    result = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", script],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
 
 
 @pytest.fixture
@@ -53,3 +72,16 @@ def test_the_demo_plays_a_round_robin_and_prints_a_leaderboard_on_embedded_defau
     assert "Demo cup 1 was played before" in again.stdout
     assert "Playing a round robin" not in again.stdout
     assert again.stdout.split("Leaderboard of oh-hell")[1] == out.split("Leaderboard of oh-hell")[1]
+
+    # The rating pages read the played demo's SQLite database as they read PostgreSQL.
+    past = "99999999999999999999"
+    ok = [
+        "/api/leaderboard/?variant=oh-hell",
+        "/api/leaderboard/?variant=oh-hell&format=api",
+        "/api/bots/1/rating-history/",
+        "/api/bots/1/rating-history/?variant=oh-hell&at=2099-01-01T00:00:00Z",
+        "/api/bots/1/ratings/?at=2099-01-01T00:00:00Z",
+        "/leaderboard/oh-hell/",
+    ]
+    missing = [f"/api/bots/{past}/ratings/", f"/api/bots/{past}/rating-history/"]
+    assert statuses(env, ok + missing) == {**dict.fromkeys(ok, 200), **dict.fromkeys(missing, 404)}

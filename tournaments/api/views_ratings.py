@@ -10,6 +10,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
+from django.db.models import QuerySet
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
@@ -32,7 +33,7 @@ from tournaments.api.serializers_competitions import (
     RecomputeConflictOutput,
     RecomputeOutput,
 )
-from tournaments.models import Bot, RatingRecompute, signed_in
+from tournaments.models import Bot, Rating, RatingHistory, RatingRecompute, signed_in
 from tournaments.rating_math import provisional_matches
 from tournaments.selectors.ratings import (
     bot_ratings_now,
@@ -42,6 +43,7 @@ from tournaments.selectors.ratings import (
     rating_history,
     recompute_state,
 )
+from tournaments.selectors.variants import MAX_ID
 from tournaments.services.ratings import leaderboard_generation_key, ratings_request_recompute
 
 logger = logging.getLogger(__name__)
@@ -59,6 +61,10 @@ class LeaderboardView(generics.ListAPIView):
 
     serializer_class = LeaderboardRowOutput
     filter_backends: list = []
+
+    def get_queryset(self) -> QuerySet[Rating]:
+        """Nothing: only the browsable API's filter form asks, and this view has no filters."""
+        return Rating.objects.none()
 
     # Pages are cached only for requests made of these parameters, so the links a cached
     # page carries (next, previous) are the ones any request with the same parameters gets.
@@ -151,6 +157,7 @@ class BotRatingsView(APIView):
     @extend_schema(parameters=[AT_PARAMETER], responses=BotRatingOutput(many=True))
     def get(self, request: Request, pk: int) -> Response:
         """The bot's ratings now, or as they stood at ``?at=``."""
+        _require_storable_id(pk)
         query = BotRatingsQuery(data=request.query_params)
         with _unknown_bot_first(pk):
             query.is_valid(raise_exception=True)
@@ -167,6 +174,10 @@ class BotRatingHistoryView(generics.ListAPIView):
     serializer_class = RatingHistoryOutput
     filter_backends: list = []
 
+    def get_queryset(self) -> QuerySet[RatingHistory]:
+        """Nothing: only the browsable API's filter form asks, and this view has no filters."""
+        return RatingHistory.objects.none()
+
     @extend_schema(
         parameters=[
             OpenApiParameter("variant", str, description="only this variant (name or id)"),
@@ -179,6 +190,7 @@ class BotRatingHistoryView(generics.ListAPIView):
     )
     def get(self, request: Request, pk: int) -> Response:
         """The bot's rating history: match, sequence, time, mu and sigma before and after."""
+        _require_storable_id(pk)
         query = RatingHistoryQuery(data=request.query_params)
         with _unknown_bot_first(pk):
             query.is_valid(raise_exception=True)
@@ -199,6 +211,13 @@ def _require_bot(pk: int) -> None:
     an unknown bot is a 404 whatever else the request asks.
     """
     get_object_or_404(Bot.objects.only("pk"), pk=pk)
+
+
+def _require_storable_id(pk: int) -> None:
+    """The 404 of an unknown bot for an id past any the database holds, before a query sees it
+    (SQLite refuses such a number outright)."""
+    if pk > MAX_ID:
+        get_object_or_404(Bot.objects.none(), pk=pk)
 
 
 @contextmanager

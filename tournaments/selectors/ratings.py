@@ -95,7 +95,8 @@ def _read(sql: str, params: Sequence[int | datetime]) -> list[dict[str, Any]]:
     """The rows of a query, each by the names of its columns."""
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        names = [column.name for column in cursor.description or ()]
+        # DB-API: each column's description is a sequence whose first item is the name.
+        names = [column[0] for column in cursor.description or ()]
         return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 

@@ -30,13 +30,16 @@ def test_an_odd_variant_or_bot_in_a_query_string_is_never_a_500(
     assert response.status_code in (200, 400), response.status_code
 
 
-@pytest.mark.parametrize("value", ["99999999999999999999", "0"])
+@pytest.mark.parametrize("value", ["99999999999999999999", "9223372036854775808", "0"])
 def test_an_odd_id_in_a_path_is_never_a_500(
     anonymous_client, owner_client, bot: Bot, value: str
 ) -> None:
     for client, url in (
         (anonymous_client, f"/api/bots/{value}/"),
         (anonymous_client, f"/api/bots/{value}/ratings/"),
+        (anonymous_client, f"/api/bots/{value}/ratings/?at=2024-01-01T00:00:00Z"),
+        (anonymous_client, f"/api/bots/{value}/rating-history/"),
+        (anonymous_client, f"/api/bots/{value}/rating-history/?at=2024-01-01T00:00:00Z"),
         (anonymous_client, f"/api/matches/{value}/"),
         (anonymous_client, f"/api/tournaments/{value}/"),
         (owner_client, f"/api/bots/{bot.pk}/health-checks/{value}/"),

@@ -52,6 +52,21 @@ def rated(players, oh_hell):
     return players
 
 
+def test_the_rating_pages_render_in_the_browsable_api(anonymous_client, rated):
+    bot = rated[0]
+    for url in (
+        "/api/leaderboard/?variant=oh-hell&format=api",
+        "/api/leaderboard/?variant=oh-hell&format=api&page_size=1&page=2",
+        f"/api/bots/{bot.pk}/rating-history/?format=api",
+        f"/api/bots/{bot.pk}/ratings/?format=api",
+    ):
+        response = anonymous_client.get(url)
+        assert response.status_code == 200, url
+        assert response["Content-Type"].startswith("text/html"), url
+    page = anonymous_client.get("/api/leaderboard/?variant=oh-hell", HTTP_ACCEPT="text/html")
+    assert page.status_code == 200 and bot.name in page.content.decode()
+
+
 class TestLeaderboard:
     def test_the_leaderboard_ranks_by_conservative_rating_with_uncertainty(
         self, anonymous_client, rated
