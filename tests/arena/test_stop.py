@@ -136,6 +136,16 @@ def _run_in_thread(loop: WorkerLoop, coro: Any, stop: StopSignal) -> tuple[threa
     return thread, ended
 
 
+def _stop_and_unwind(stop: StopSignal, thread: threading.Thread, ended: list) -> None:
+    """Set ``stop``; the run unwinds and ends in ``RunStopped``, which is no bot's fault."""
+    stop.set()
+
+    thread.join(WAIT_S)
+    assert not thread.is_alive()
+    (error,) = ended
+    assert isinstance(error, RunStopped) and not isinstance(error, BotFault)
+
+
 @pytest.mark.parametrize("hold", list(Hold))
 def test_a_call_cut_half_way_closes_its_connection_and_the_next_call_gets_a_fresh_one(
     worker_loop: WorkerLoop, hold: Hold
@@ -147,12 +157,7 @@ def test_a_call_cut_half_way_closes_its_connection_and_the_next_call_gets_a_fres
         thread, ended = _run_in_thread(worker_loop, client.call(bot.url, "s", PLAY), stop)
         assert bot.held.wait(WAIT_S)
 
-        stop.set()
-
-        thread.join(WAIT_S)
-        assert not thread.is_alive()
-        (error,) = ended
-        assert isinstance(error, RunStopped) and not isinstance(error, BotFault)
+        _stop_and_unwind(stop, thread, ended)
         assert bot.closed.wait(WAIT_S), "the cut connection was kept"
         assert worker_loop.run(client.call(bot.url, "s", PLAY)).data == {"card": "TD"}
         assert bot.connections == 2
@@ -178,12 +183,7 @@ def test_a_match_stopped_mid_game_calls_no_bot_again_and_charges_no_fault(
         thread, ended = _run_in_thread(worker_loop, match, stop)
         assert bot.held.wait(WAIT_S)
 
-        stop.set()
-
-        thread.join(WAIT_S)
-        assert not thread.is_alive()
-        (error,) = ended
-        assert isinstance(error, RunStopped) and not isinstance(error, BotFault)
+        _stop_and_unwind(stop, thread, ended)
         asked = bot.requests
         # The run has unwound: every call of the match has ended, so none can come later.
         assert bot.closed.wait(WAIT_S)

@@ -6,8 +6,17 @@ commits; tests that run inside a rolled-back transaction call the task's service
 
 from __future__ import annotations
 
-from tournaments.models import Tournament, TournamentStatus
-from tournaments.services.tournaments import tournament_generate, tournament_start
+from dataclasses import dataclass
+
+from django.contrib.auth.models import User
+
+from tournaments.models import Bot, Match, Tournament, TournamentStatus, Variant
+from tournaments.services.matches import PlayedMatch, claim_token, match_claim, match_play
+from tournaments.services.tournaments import (
+    tournament_create,
+    tournament_generate,
+    tournament_start,
+)
 
 
 def start_and_generate(tournament: Tournament) -> Tournament:
@@ -17,3 +26,34 @@ def start_and_generate(tournament: Tournament) -> Tournament:
     assert tournament_generate(tournament_id=started.pk) == "running"
     started.refresh_from_db()
     return started
+
+
+@dataclass(frozen=True)
+class PlayedAttempt:
+    """A one-match tournament whose match this attempt claimed and played, not yet recorded."""
+
+    tournament: Tournament
+    match: Match
+    token: str
+    played: PlayedMatch
+
+
+def play_one_match_cup(
+    *, organiser: User, bots: list[Bot], variant: Variant, name: str
+) -> PlayedAttempt:
+    """Start a round robin of ``bots`` (one table, one match), claim its match and play it."""
+    tournament = start_and_generate(
+        tournament_create(
+            organiser=organiser,
+            name=name,
+            variant=variant,
+            format="round_robin",
+            bot_ids=[b.pk for b in bots],
+            time_limit_ms=500,
+        )
+    )
+    match = tournament.matches.get()
+    token = claim_token()
+    assert match_claim(match_id=match.pk, token=token)
+    played = PlayedMatch.from_outcome(match.pk, match_play(match_id=match.pk))
+    return PlayedAttempt(tournament, match, token, played)

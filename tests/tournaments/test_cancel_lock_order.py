@@ -16,17 +16,11 @@ import psycopg
 import pytest
 from django.db import connection
 
-from tests.tournaments.starting import start_and_generate
+from tests.tournaments.starting import play_one_match_cup
 from tests.tournaments.workers import database_url, needs_postgres_and_redis, wait_for
 from tournaments.models import Match, MatchStatus, TournamentStatus
-from tournaments.services.matches import (
-    PlayedMatch,
-    claim_token,
-    match_claim,
-    match_play,
-    match_record_outcome,
-)
-from tournaments.services.tournaments import tournament_cancel, tournament_create
+from tournaments.services.matches import match_record_outcome
+from tournaments.services.tournaments import tournament_cancel
 
 pytestmark = [pytest.mark.django_db(transaction=True), needs_postgres_and_redis]
 
@@ -73,21 +67,11 @@ def _waiting_on_locks() -> int:
 def test_cancelling_while_a_late_outcome_waits_for_its_failing_match_does_not_deadlock(
     organiser, playing_bots, short_variant, queue
 ):
-    bots = playing_bots(4)
-    tournament = start_and_generate(
-        tournament_create(
-            organiser=organiser,
-            name="locked cup",
-            variant=short_variant,
-            format="round_robin",
-            bot_ids=[b.pk for b in bots],
-            time_limit_ms=500,
-        )
+    attempt = play_one_match_cup(
+        organiser=organiser, bots=playing_bots(4), variant=short_variant, name="locked cup"
     )
-    match = tournament.matches.get()
-    token = claim_token()
-    assert match_claim(match_id=match.pk, token=token)
-    played = PlayedMatch.from_outcome(match.pk, match_play(match_id=match.pk))
+    tournament, match = attempt.tournament, attempt.match
+    token, played = attempt.token, attempt.played
 
     with psycopg.connect(database_url()) as giving_up:
         # The match is being given up on (out of attempts), not yet committed.

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from engine import verify_replay
 from engine.seeds import seed_matches, seed_sha256
-from tests.tournaments.starting import start_and_generate
+from tests.tournaments.starting import play_one_match_cup
 from tournaments.models import (
     Match,
     MatchSeat,
@@ -36,7 +36,7 @@ from tournaments.services.matches import (
     match_sweep_stuck,
 )
 from tournaments.services.ratings import ratings_apply_pending
-from tournaments.services.tournaments import tournament_cancel, tournament_create
+from tournaments.services.tournaments import tournament_cancel
 
 pytestmark = pytest.mark.django_db
 
@@ -219,21 +219,11 @@ def test_an_attempt_that_lost_its_claim_beats_on_for_nobody_until_its_match_has_
 def test_a_running_match_plays_on_when_its_tournament_is_cancelled_and_counts(
     organiser, playing_bots, short_variant
 ):
-    bots = playing_bots(4)
-    tournament = start_and_generate(
-        tournament_create(
-            organiser=organiser,
-            name="cancelled cup",
-            variant=short_variant,
-            format="round_robin",
-            bot_ids=[b.pk for b in bots],
-            time_limit_ms=500,
-        )
+    attempt = play_one_match_cup(
+        organiser=organiser, bots=playing_bots(4), variant=short_variant, name="cancelled cup"
     )
-    match = tournament.matches.get()
-    token = claim_token()
-    assert match_claim(match_id=match.pk, token=token)
-    played = PlayedMatch.from_outcome(match.pk, match_play(match_id=match.pk))
+    tournament, match = attempt.tournament, attempt.match
+    token, played = attempt.token, attempt.played
 
     tournament_cancel(tournament=tournament)
 
