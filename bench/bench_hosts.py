@@ -578,7 +578,7 @@ def tournament_done(tournament_id: int) -> bool:
 
 
 def host_of(claimed_by: str) -> str:
-    """The host name a claim token starts with (tournaments.services.matches.claim_token)."""
+    """The host name a claim token starts with (tournaments.leases.claim_token)."""
     return claimed_by.split(":", 1)[0]
 
 
@@ -826,7 +826,7 @@ def report_sizing(measured: PerMatch) -> None:
     from django.conf import settings
 
     from engine.presets import preset
-    from tournaments.services.matches import HEARTBEAT_SECONDS
+    from tournaments.leases import HEARTBEAT_SECONDS
 
     full = bot_calls(preset("oh-hell"), TABLE)
     short = bot_calls(preset("oh-hell", **SHORT_OPTIONS), TABLE)
@@ -868,7 +868,7 @@ def check_exactly_once(tournament_id: int) -> Verdict:
         Replay,
         SeatFault,
     )
-    from tournaments.services.ratings import ratings_recompute
+    from tournaments.services.recompute import ratings_recompute
 
     lines: list[str] = []
     ok = True

@@ -286,7 +286,8 @@ def _timed(label: str, call: Callable[[], int]) -> tuple[float, float]:
 def bench_recompute(args: argparse.Namespace) -> None:
     """Load the matches, rate them from scratch, recompute, and check both agree."""
     create_database()
-    from tournaments.services.ratings import ratings_apply_pending, ratings_recompute
+    from tournaments.services.ratings import ratings_apply_pending
+    from tournaments.services.recompute import ratings_recompute
 
     started = time.perf_counter()
     bot_ids, variant_id = create_bots(args.bots)

@@ -37,7 +37,7 @@ from tournaments.selectors.tournaments import CountedTournament, tournament_list
 from tournaments.services.bots import bot_disable, bot_enable, bot_verify_request
 from tournaments.services.ladders import ladder_pause, ladder_resume
 from tournaments.services.matches import match_retry
-from tournaments.services.ratings import ratings_request_recompute
+from tournaments.services.recompute import ratings_request_recompute
 from tournaments.services.tournaments import (
     tournament_cancel,
     tournament_pause,

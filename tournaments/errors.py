@@ -1,4 +1,8 @@
-"""The one error services raise; the API turns it into a 4xx with the same body as any error."""
+"""The errors services raise: each says what went wrong; the API decides the HTTP status.
+
+``ApplicationError`` is a request the product refuses (invalid input); its subclasses name
+other kinds of refusal. tournaments/api/errors.py maps each class to its status, once.
+"""
 
 from __future__ import annotations
 
@@ -11,19 +15,19 @@ class ApplicationError(Exception):
     ``field`` names the input at fault, when there is one, so the API can point at it.
     """
 
+    default_code = "invalid"
+
     def __init__(
         self,
         message: str,
         *,
-        code: str = "invalid",
-        status: int = 400,
+        code: str | None = None,
         field: str | None = None,
         extra: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
-        self.code = code
-        self.status = status
+        self.code = code or self.default_code
         self.field = field
         self.extra = extra or {}
 
@@ -34,3 +38,27 @@ class ApplicationError(Exception):
         if self.field:
             detail[self.field] = [self.message]
         return detail
+
+
+class ConflictError(ApplicationError):
+    """The request clashes with the current state (a name taken, a status that forbids it)."""
+
+    default_code = "conflict"
+
+
+class PermissionDeniedError(ApplicationError):
+    """The caller may not do this to these rows."""
+
+    default_code = "permission_denied"
+
+
+class NotFoundError(ApplicationError):
+    """A row the request names does not exist (or is not the caller's to see)."""
+
+    default_code = "not_found"
+
+
+class UnavailableError(ApplicationError):
+    """The platform cannot do this now (a dependency is away); asking again later may work."""
+
+    default_code = "unavailable"

@@ -11,19 +11,30 @@ from typing import Any
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-from tournaments.services import bots, matches, tournaments
+from tournaments.errors import UnavailableError
+from tournaments.models import Bot
+from tournaments.services import (
+    bots,
+    ladders,
+    outcomes,
+    ratings,
+    recompute,
+    runs,
+    sweeps,
+    tournaments,
+)
 
 
 @shared_task(name="tournaments.run_match", ignore_result=True)
 def run_match(match_id: int) -> str:
     """Claim, play and record one match."""
-    return matches.match_run(match_id=match_id)
+    return runs.match_run(match_id=match_id)
 
 
 @shared_task(name="tournaments.run_ladder_match", ignore_result=True)
 def run_ladder_match(match_id: int) -> str:
     """Claim, play and record one ladder match (on the ladder queue)."""
-    return matches.match_run(match_id=match_id)
+    return runs.match_run(match_id=match_id)
 
 
 @shared_task(
@@ -41,31 +52,27 @@ def record_outcome(match_id: int, token: str, played: dict[str, Any]) -> str:
     Tried again, backing off up to 30 seconds, for as long as the database is away; the
     write is first-writer-wins, so a second delivery or a late arrival changes nothing.
     """
-    outcome = matches.PlayedMatch.from_message(played)
-    recorded = matches.match_record_outcome(match_id=match_id, token=token, played=outcome)
+    outcome = outcomes.PlayedMatch.from_message(played)
+    recorded = outcomes.match_record_outcome(match_id=match_id, token=token, played=outcome)
     return "recorded" if recorded else "match-ended"
 
 
 @shared_task(name="tournaments.top_up_ladders", ignore_result=True)
 def top_up_ladders() -> int:
     """Queue new ladder tables up to each running ladder's number in flight."""
-    from tournaments.services.ladders import ladders_top_up
-
-    return ladders_top_up()
+    return ladders.ladders_top_up()
 
 
 @shared_task(name="tournaments.sweep_matches", ignore_result=True)
 def sweep_matches() -> dict[str, int]:
     """Give back matches whose worker died and re-send matches the broker lost."""
-    return matches.match_sweep_stuck()
+    return sweeps.match_sweep_stuck()
 
 
 @shared_task(name="tournaments.rate_finished_matches", ignore_result=True)
 def rate_finished_matches() -> int:
     """Apply the rating updates of finished matches, once each, in a fixed order."""
-    from tournaments.services.ratings import ratings_apply_pending
-
-    return ratings_apply_pending()
+    return ratings.ratings_apply_pending()
 
 
 @shared_task(name="tournaments.advance_tournament", ignore_result=True)
@@ -101,41 +108,32 @@ def check_bot_health() -> dict[str, int]:
 @shared_task(name="tournaments.recompute_ratings", ignore_result=True)
 def recompute_ratings(recompute_id: int) -> str:
     """Rebuild all ratings from the stored results, reporting progress on the job row."""
-    from tournaments.services.ratings import ratings_recompute_job
-
-    return ratings_recompute_job(recompute_id=recompute_id)
+    return recompute.ratings_recompute_job(recompute_id=recompute_id)
 
 
 @shared_task(name="tournaments.sweep_recomputes", ignore_result=True)
 def sweep_recomputes() -> dict[str, int]:
     """Queue again (or fail) recomputes whose worker stopped beating."""
-    from tournaments.services.ratings import recomputes_sweep_stale
-
-    return recomputes_sweep_stale()
+    return recompute.recomputes_sweep_stale()
 
 
 @shared_task(name="tournaments.verify_bot", ignore_result=True)
 def verify_bot(bot_id: int) -> str:
     """Verify a newly registered or moved bot with ``hello``."""
-    from tournaments.errors import ApplicationError
-    from tournaments.models import Bot
-
     bot = Bot.objects.filter(pk=bot_id).first()
     if bot is None:
         return "gone"
     try:
         return "ok" if bots.bot_verify(bot=bot).ok else "failed"
-    except ApplicationError:
+    except UnavailableError:
         return "unavailable"  # the platform could not call now; the health sweep will
 
 
 @shared_task(name="tournaments.complete_health_check", ignore_result=True)
 def complete_health_check(check_id: int) -> str:
     """Call the bot of a check asked for through the API or the admin, and record the outcome."""
-    from tournaments.errors import ApplicationError
-
     try:
         status = bots.bot_complete_check(check_id=check_id)
-    except ApplicationError:
+    except UnavailableError:
         return "unavailable"  # stays pending; asking again sends it again
     return "done" if status is None else str(status)

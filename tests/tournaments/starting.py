@@ -10,8 +10,11 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import User
 
+from tournaments.leases import claim_token
 from tournaments.models import Bot, Match, Tournament, TournamentStatus, Variant
-from tournaments.services.matches import PlayedMatch, claim_token, match_claim, match_play
+from tournaments.services.matches import match_claim
+from tournaments.services.outcomes import PlayedMatch
+from tournaments.services.runs import match_play
 from tournaments.services.tournaments import (
     tournament_create,
     tournament_generate,

@@ -19,7 +19,7 @@ from django.db import connection
 from tests.tournaments.starting import play_one_match_cup
 from tests.tournaments.workers import database_url, needs_postgres_and_redis, wait_for
 from tournaments.models import Match, MatchStatus, TournamentStatus
-from tournaments.services.matches import match_record_outcome
+from tournaments.services.outcomes import match_record_outcome
 from tournaments.services.tournaments import tournament_cancel
 
 pytestmark = [pytest.mark.django_db(transaction=True), needs_postgres_and_redis]

@@ -15,7 +15,7 @@ from tests.tournaments.starting import start_and_generate
 from tournaments.models import MatchSeat, MatchStatus, TournamentFormat
 from tournaments.models.competitions import DEALS, RANKING_RULE, ROUNDS_MEANING
 from tournaments.selectors.tournaments import tournament_standings
-from tournaments.services.matches import match_run
+from tournaments.services.runs import match_run
 from tournaments.services.tournaments import tournament_advance, tournament_create
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,8 +10,10 @@ from django.conf import settings
 from django.db import connection
 
 from tests.tournaments.workers import wait_for
+from tournaments.leases import Heartbeat
 from tournaments.models import Match, MatchStatus, Replay
-from tournaments.services.matches import Heartbeat, match_create, match_run
+from tournaments.services.matches import match_create
+from tournaments.services.runs import match_run
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),

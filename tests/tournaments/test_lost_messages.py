@@ -17,7 +17,8 @@ from tests.tournaments.workers import (
     wait_for,
 )
 from tournaments.models import Ladder, Match, MatchStatus
-from tournaments.services.matches import match_create, match_sweep_stuck
+from tournaments.services.matches import match_create
+from tournaments.services.sweeps import match_sweep_stuck
 from tournaments.tasks import run_match, top_up_ladders
 
 pytestmark = [

@@ -27,7 +27,9 @@ from tournaments.models import (
     TournamentStatus,
     VoidReason,
 )
-from tournaments.services.matches import match_create, match_run, match_sweep_stuck
+from tournaments.services.matches import match_create
+from tournaments.services.runs import match_run
+from tournaments.services.sweeps import match_sweep_stuck
 from tournaments.services.tournaments import tournament_create
 
 pytestmark = [

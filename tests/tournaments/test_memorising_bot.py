@@ -27,7 +27,7 @@ from tests.tournaments.memorising import Memoriser, serve_memoriser
 from tests.tournaments.spying import Prediction, chance_tail, seat_hits
 from tournaments.models import Ladder, Match, MatchStatus, Replay, Variant
 from tournaments.services.ladders import ladder_ensure_default, ladder_pause, ladders_top_up
-from tournaments.services.matches import match_run
+from tournaments.services.runs import match_run
 from tournaments.services.variants import variant_create
 
 pytestmark = pytest.mark.django_db

@@ -15,11 +15,8 @@ from django.db import connection
 from django.utils import timezone
 
 from tournaments.models import RatingRecompute, RecomputeStatus
-from tournaments.services.ratings import (
-    RATING_LOCK_KEY,
-    ratings_apply_pending,
-    recomputes_sweep_stale,
-)
+from tournaments.services.ratings import RATING_LOCK_KEY, ratings_apply_pending
+from tournaments.services.recompute import recomputes_sweep_stale
 
 from .services.rating_world import World, rating_snapshot
 from .workers import database_url, wait_for

@@ -21,7 +21,8 @@ from engine.replay import verify_replay
 from engine.seeds import seed_matches, seed_sha256
 from tests.tournaments.workers import needs_postgres_and_redis, wait_for
 from tournaments.models import Match, MatchStatus, Replay
-from tournaments.services.matches import match_create, match_sweep_stuck
+from tournaments.services.matches import match_create
+from tournaments.services.sweeps import match_sweep_stuck
 
 pytestmark = [
     pytest.mark.slow,

@@ -22,8 +22,10 @@ from django.conf import settings
 
 from tests.tournaments.workers import database_url, needs_postgres_and_redis, wait_for
 from tournaments.models import Match, MatchSeat, MatchStatus, Rating, RatingHistory, Replay
-from tournaments.services.matches import match_create, match_sweep_stuck
-from tournaments.services.ratings import ratings_apply_pending, ratings_recompute
+from tournaments.services.matches import match_create
+from tournaments.services.ratings import ratings_apply_pending
+from tournaments.services.recompute import ratings_recompute
+from tournaments.services.sweeps import match_sweep_stuck
 from tournaments.tasks import rate_finished_matches, run_match
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -47,7 +47,7 @@ def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
 
 def queue_length(queue: str) -> int:
     """Messages waiting in a broker queue, as the sweeper counts them."""
-    from tournaments.services.matches import messages_waiting
+    from tournaments.dispatch import messages_waiting
 
     return messages_waiting(queue)
 

@@ -12,7 +12,29 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from tournaments.api.bodies import PayloadTooLarge, error_body
-from tournaments.errors import ApplicationError
+from tournaments.errors import (
+    ApplicationError,
+    ConflictError,
+    NotFoundError,
+    PermissionDeniedError,
+    UnavailableError,
+)
+
+# The HTTP status of each kind of refusal; any other ApplicationError is a 400.
+STATUS_OF: dict[type[ApplicationError], int] = {
+    ConflictError: 409,
+    PermissionDeniedError: 403,
+    NotFoundError: 404,
+    UnavailableError: 503,
+}
+
+
+def status_of(exc: ApplicationError) -> int:
+    """The HTTP status the API answers a service's refusal with."""
+    for cls in type(exc).__mro__:
+        if cls in STATUS_OF:
+            return STATUS_OF[cls]
+    return 400
 
 
 def _first_message(detail: Any, path: str = "") -> str:
@@ -49,7 +71,7 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
     if isinstance(exc, ApplicationError):
         message = f"{exc.field}: {exc.message}" if exc.field else exc.message
         body = error_body(exc.code, message, exc.detail)
-        return Response(body, status=exc.status)
+        return Response(body, status=status_of(exc))
     exc = _translate(exc)
     if isinstance(exc, exceptions.ValidationError):
         return _from_validation(exc)

@@ -43,9 +43,7 @@ class TokenView(APIView):
         data.is_valid(raise_exception=True)
         user = authenticate(request, **data.validated_data)
         if user is None:
-            raise ApplicationError(
-                "Wrong username or password.", code="authentication_failed", status=400
-            )
+            raise ApplicationError("Wrong username or password.", code="authentication_failed")
         return Response({"token": user_token(user=user), "username": user.username})
 
 

@@ -33,6 +33,7 @@ from tournaments.api.serializers_competitions import (
     RecomputeConflictOutput,
     RecomputeOutput,
 )
+from tournaments.cache_keys import leaderboard_generation_key
 from tournaments.models import Bot, Rating, RatingHistory, RatingRecompute, signed_in
 from tournaments.rating_math import provisional_matches
 from tournaments.selectors.ratings import (
@@ -44,7 +45,7 @@ from tournaments.selectors.ratings import (
     recompute_state,
 )
 from tournaments.selectors.variants import MAX_ID
-from tournaments.services.ratings import leaderboard_generation_key, ratings_request_recompute
+from tournaments.services.recompute import ratings_request_recompute
 
 logger = logging.getLogger(__name__)
 # How long a variant's generation is taken from the cache before it is read again: bounds how

@@ -12,6 +12,7 @@ from django.core.cache import cache
 from django.db import connection
 from django.db.models import F, Max, QuerySet
 
+from tournaments.cache_keys import recompute_progress_key
 from tournaments.models import (
     Bot,
     Rating,
@@ -22,7 +23,6 @@ from tournaments.models import (
 )
 from tournaments.rating_math import conservative, provisional_matches
 from tournaments.selectors.pages import Pages
-from tournaments.services.ratings import recompute_progress_key
 
 
 def leaderboard(*, variant: Variant, include_provisional: bool = True) -> QuerySet[Rating]:

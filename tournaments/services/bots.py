@@ -16,7 +16,9 @@ from django.utils import timezone
 
 from arena.faults import ArenaError, BotFault, safe_text
 from arena.transport import BotClient, hello_once
-from tournaments.errors import ApplicationError
+from tournaments import dispatch
+from tournaments.dispatch import Task
+from tournaments.errors import ApplicationError, ConflictError, UnavailableError
 from tournaments.models import (
     Bot,
     BotHealthCheck,
@@ -73,9 +75,7 @@ def _save(bot: Bot, **kwargs) -> None:
         with transaction.atomic():
             bot.save(**kwargs)
     except IntegrityError:
-        raise ApplicationError(
-            f"A bot named {bot.name!r} already exists.", code="conflict", status=409, field="name"
-        ) from None
+        raise ConflictError(f"A bot named {bot.name!r} already exists.", field="name") from None
 
 
 def bot_register(
@@ -132,8 +132,6 @@ def bot_new_version(*, bot: Bot, endpoint_url: str | None = None) -> Bot:
     each rating's sigma to RATING_VERSION_SIGMA at this point of the rating sequence and marks
     it in the history, so the new version is placed again quickly and a recompute agrees.
     """
-    from tournaments.tasks import rate_finished_matches
-
     with transaction.atomic():
         bot = Bot.objects.select_for_update().get(pk=bot.pk)
         if endpoint_url is not None:
@@ -143,25 +141,20 @@ def bot_new_version(*, bot: Bot, endpoint_url: str | None = None) -> Bot:
         BotVersion.objects.create(
             bot=bot, version=bot.version, sigma_floor=settings.RATING_VERSION_SIGMA
         )
-        transaction.on_commit(rate_finished_matches.delay)
+        dispatch.send(Task.RATE_FINISHED_MATCHES)
     return bot
 
 
 def bot_verify_soon(*, bot: Bot) -> None:
     """Check a new or moved endpoint with ``hello`` once the change is committed."""
-    from tournaments.tasks import verify_bot
-
-    bot_id = bot.pk
-    transaction.on_commit(lambda: verify_bot.delay(bot_id))
+    dispatch.send(Task.VERIFY_BOT, bot.pk)
 
 
 def bot_delete(*, bot: Bot) -> None:
     """Delete a bot that has never played; one with recorded matches is kept for the record."""
     if bot.seats.exists():
-        raise ApplicationError(
+        raise ConflictError(
             "This bot has recorded matches, so it cannot be deleted; it can be disabled instead.",
-            code="conflict",
-            status=409,
         )
     bot.delete()
 
@@ -203,9 +196,7 @@ def _call_hello(bot: Bot) -> HelloResult:
         return HelloResult(False, latency, str(fault.kind), fault.detail)
     except ArenaError as exc:
         # The platform's own failure: not the bot's fault, so nothing is recorded against it.
-        raise ApplicationError(
-            f"The bot could not be verified now: {exc}", code="unavailable", status=503
-        ) from None
+        raise UnavailableError(f"The bot could not be verified now: {exc}") from None
     return HelloResult(True, round(result.latency_ms))
 
 
@@ -261,8 +252,6 @@ def bot_verify_request(*, bot: Bot) -> BotHealthCheck:
     requests cost one call of the bot. A check left pending longer than
     ``BOT_VERIFY_RESEND_S`` (its task lost with a broker or worker) is sent again.
     """
-    from tournaments.tasks import complete_health_check
-
     with transaction.atomic():
         Bot.objects.select_for_update().only("pk").get(pk=bot.pk)
         check = bot.health_checks.filter(ok__isnull=True).order_by("-at").first()
@@ -274,8 +263,7 @@ def bot_verify_request(*, bot: Bot) -> BotHealthCheck:
             check.save(update_fields=["at"])
         else:
             check = BotHealthCheck.objects.create(bot=bot)
-        check_id = check.pk
-        transaction.on_commit(lambda: complete_health_check.delay(check_id))
+        dispatch.send(Task.COMPLETE_HEALTH_CHECK, check.pk)
     return check
 
 

@@ -18,8 +18,9 @@ from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from engine.errors import InvalidVariantError
-from tournaments.errors import ApplicationError
+from tournaments import dispatch
+from tournaments.dispatch import Task
+from tournaments.errors import ConflictError
 from tournaments.formats import Fixture, rotations
 from tournaments.formats.matchmaking import Candidate, pick_tables
 from tournaments.models import (
@@ -35,6 +36,7 @@ from tournaments.models import (
 )
 from tournaments.rating_math import RatingParams, is_provisional
 from tournaments.seeds import new_seed
+from tournaments.services.competitions import check_table, competition_move
 from tournaments.services.matches import match_enqueue, matches_create
 
 DEFAULT_LADDER_VARIANT = "oh-hell"
@@ -44,17 +46,8 @@ OPEN = (MatchStatus.QUEUED, MatchStatus.RUNNING)
 
 
 def ladders_top_up_soon() -> None:
-    """Send a top-up to the control queue once the current transaction commits.
-
-    Not when tasks run in-process (eager, as in tests on SQLite): there a top-up would play
-    its matches at once, each finished match topping up again, without end. Ladders run on
-    real workers, topped up by beat and by their finished matches.
-    """
-    from tournaments.tasks import top_up_ladders
-
-    if top_up_ladders.app.conf.task_always_eager:
-        return
-    transaction.on_commit(top_up_ladders.delay)
+    """Send a top-up to the control queue once the current transaction commits."""
+    dispatch.send(Task.TOP_UP_LADDERS)
 
 
 @transaction.atomic
@@ -74,13 +67,6 @@ def bot_set_ladder_opt_in(*, bot: Bot, enabled: bool) -> Bot:
     return bot
 
 
-def _check_table(variant: Variant, table_size: int) -> None:
-    try:
-        variant.to_engine().check_players(table_size)
-    except InvalidVariantError as exc:
-        raise ApplicationError(exc.reason, field="table_size") from None
-
-
 @transaction.atomic
 def ladder_create(
     *,
@@ -94,12 +80,10 @@ def ladder_create(
     Its tables are dealt independently unless ``duplicate`` (see ``Ladder``: only for bots
     whose code is trusted, since duplicate groups replay the same deals).
     """
-    _check_table(variant, table_size)
+    check_table(variant, table_size)
     if Ladder.objects.filter(variant=variant).exists():
-        raise ApplicationError(
+        raise ConflictError(
             f"the variant {variant.name} already has a ladder",
-            code="conflict",
-            status=409,
             field="variant",
         )
     ladder = Ladder(
@@ -123,27 +107,16 @@ def ladder_ensure_default() -> Ladder | None:
     return ladder
 
 
-def _move(ladder: Ladder, allowed: str, to: str) -> Ladder:
-    ladder = Ladder.objects.select_for_update().get(pk=ladder.pk)
-    if ladder.status != allowed:
-        raise ApplicationError(
-            f"a {ladder.status} ladder cannot become {to}", code="conflict", status=409
-        )
-    ladder.status = to
-    ladder.save(update_fields=["status", "updated_at"])
-    return ladder
-
-
 @transaction.atomic
 def ladder_pause(*, ladder: Ladder) -> Ladder:
     """Stop the ladder: no new tables, queued matches wait; playing ones finish."""
-    return _move(ladder, LadderStatus.RUNNING, LadderStatus.PAUSED)
+    return competition_move(ladder, {LadderStatus.RUNNING}, LadderStatus.PAUSED)
 
 
 @transaction.atomic
 def ladder_resume(*, ladder: Ladder) -> Ladder:
     """Run a paused ladder again: its waiting matches are sent and it is topped up."""
-    ladder = _move(ladder, LadderStatus.PAUSED, LadderStatus.RUNNING)
+    ladder = competition_move(ladder, {LadderStatus.PAUSED}, LadderStatus.RUNNING)
     for match in _sendable(ladder):
         match_enqueue(match=match)
     ladders_top_up_soon()

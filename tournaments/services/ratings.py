@@ -1,10 +1,10 @@
-"""Apply TrueSkill updates exactly once, in a fixed order, and recompute them from scratch.
+"""Apply TrueSkill updates exactly once, in a fixed order (a recompute replays them: recompute.py).
 
 Every application runs under one lock (a PostgreSQL advisory lock; SQLite serialises writers
 anyway) and in one transaction with the match's ``rated`` flag, so a match is rated once even
 with many workers finishing at the same moment, and a worker dying mid-update leaves nothing
 half-applied. Each rated match takes the next ``rating_sequence``; a recompute replays the
-matches in that order and so reproduces the numbers exactly.
+matches in that order and so reproduces the numbers exactly (tournaments/services/recompute.py).
 
 The rotations of a duplicate group (the same deals with the bots moved round the seats) are
 rated as ONE update once all of them have ended, ranked by the deal-by-deal comparison that
@@ -15,23 +15,19 @@ match.
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import NamedTuple
 
-from django.conf import settings
-from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.db import connection, transaction
-from django.db.models import Exists, F, Field, Max, Model, OuterRef, Q
+from django.db.models import Exists, Field, Max, Model, OuterRef, Q
 from django.utils import timezone
 
-from arena.faults import safe_text
 from arena.match import rating_ranks
+from tournaments.cache_keys import leaderboard_generation_key
 from tournaments.formats import DuplicateResult, duplicate_differences
 from tournaments.models import (
     BotVersion,
@@ -40,21 +36,17 @@ from tournaments.models import (
     MatchStatus,
     Rating,
     RatingHistory,
-    RatingRecompute,
-    RecomputeStatus,
     Replay,
     Variant,
 )
 from tournaments.rating_math import RatingParams, new_version_sigma, rate
-from tournaments.services.matches import Heartbeat, claim_token
 
 logger = logging.getLogger(__name__)
 RATING_LOCK_KEY = 7_042_017  # any constant shared by every process of this deployment
-RECOMPUTE_REQUEST_LOCK_KEY = 7_042_018
 CHUNK = 2000
 
 
-def _lock() -> None:
+def lock_ratings() -> None:
     """Serialise rating writers for the rest of the transaction."""
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
@@ -71,7 +63,7 @@ class _Value:
 
 
 @dataclass
-class _State:
+class RatingState:
     """Ratings being updated in memory, by (bot, variant), and each variant's parameters."""
 
     values: dict[tuple[int, int], _Value]
@@ -162,8 +154,8 @@ def _group_standing(members: list[int], seats: dict[int, list[SeatRow]]) -> Stan
     return Standing(bots, ranks)
 
 
-def _rate_unit(
-    state: _State,
+def rate_unit(
+    state: RatingState,
     params: RatingParams,
     unit: Unit,
     seats: dict[int, list[SeatRow]],
@@ -196,7 +188,7 @@ def _rate_unit(
     return rows
 
 
-def _effective_at(when: datetime, previous: datetime | None) -> datetime:
+def effective_at(when: datetime, previous: datetime | None) -> datetime:
     """When an update counts: its last match's end, but never before the update rated before it.
 
     So history times never decrease along the sequence, and the ratings on a date are exactly
@@ -205,8 +197,8 @@ def _effective_at(when: datetime, previous: datetime | None) -> datetime:
     return when if previous is None else max(when, previous)
 
 
-def _rate_version(
-    state: _State, version: BotVersion, sequence: int, at: datetime
+def rate_version(
+    state: RatingState, version: BotVersion, sequence: int, at: datetime
 ) -> list[HistoryRow]:
     """Raise the sigma of every rating the bot has (mu kept); one marking row per variant."""
     rows = []
@@ -232,7 +224,7 @@ def _rate_version(
     return rows
 
 
-def _save_history(rows: list[HistoryRow]) -> None:
+def save_history(rows: list[HistoryRow]) -> None:
     """Insert history rows: COPY on PostgreSQL (no model objects), bulk_create elsewhere."""
     if connection.vendor != "postgresql":
         RatingHistory.objects.bulk_create(
@@ -245,9 +237,9 @@ def _save_history(rows: list[HistoryRow]) -> None:
             copy.write_row(row)
 
 
-def _load_state(pairs: Iterable[tuple[int, int]], every_variant_of: set[int]) -> _State:
+def _load_state(pairs: Iterable[tuple[int, int]], every_variant_of: set[int]) -> RatingState:
     """The ratings of ``pairs`` (bot, variant), and of every variant of ``every_variant_of``."""
-    state = _State(values={}, params={})
+    state = RatingState(values={}, params={})
     pairs = set(pairs)
     bot_ids = {b for b, _ in pairs} | every_variant_of
     for r in Rating.objects.filter(bot_id__in=bot_ids).only(
@@ -258,7 +250,7 @@ def _load_state(pairs: Iterable[tuple[int, int]], every_variant_of: set[int]) ->
     return state
 
 
-def _save_state(state: _State) -> None:
+def save_state(state: RatingState) -> None:
     """Write the in-memory ratings back (insert new pairs, update existing ones)."""
     existing = {
         (r.bot_id, r.variant_id): r
@@ -333,7 +325,7 @@ def _stored_column(model: type[Model], field_name: str) -> StoredColumn:
     return StoredColumn(field.column, cast)
 
 
-def _seats_by_match(match_ids: list[int]) -> dict[int, list[SeatRow]]:
+def seats_by_match(match_ids: list[int]) -> dict[int, list[SeatRow]]:
     seats: dict[int, list[SeatRow]] = {m: [] for m in match_ids}
     rows = MatchSeat.objects.filter(match_id__in=match_ids).values_list(
         "match_id", "seat", "bot_id", "score", "disqualified"
@@ -350,14 +342,7 @@ def _next_sequence() -> int:
     return max(top, versions) + 1
 
 
-def leaderboard_generation_key(ref: str) -> str:
-    """Where the cache keeps a variant's leaderboard generation, by the reference (id or
-    name) a request names the variant by."""
-    ref = str(int(ref)) if ref.isdecimal() and ref.isascii() else ref.lower()
-    return "ohhell:leaderboard-generation:" + hashlib.sha256(ref.encode()).hexdigest()
-
-
-def _forget_leaderboards(variant_ids: set[int]) -> None:
+def forget_leaderboards(variant_ids: set[int]) -> None:
     """Once committed, drop the cached generations of these variants' leaderboards, so the
     next request reads the new ratings (every process, where the cache is shared)."""
     refs = Variant.objects.filter(pk__in=variant_ids).values_list("pk", "name")
@@ -372,14 +357,14 @@ def _forget_leaderboards(variant_ids: set[int]) -> None:
     transaction.on_commit(forget)
 
 
-def _ended(match: Match) -> datetime:
+def ended_at(match: Match) -> datetime:
     """When a finished match ended (the model's constraints give every finished match one)."""
     if match.finished_at is None:
         raise ValueError(f"match {match.pk} has no end time")
     return match.finished_at
 
 
-def _sequence_of(version: BotVersion) -> int:
+def sequence_of(version: BotVersion) -> int:
     """The place of a version already applied in the rating sequence."""
     if version.rating_sequence is None:
         raise ValueError(f"bot version {version.pk} has no rating sequence")
@@ -447,13 +432,13 @@ def _units(pending: list[Match]) -> list[list[Match]]:
                 members = group
         seen.update(m.pk for m in members)
         units.append(members)
-    units.sort(key=lambda unit: (max(_ended(m) for m in unit), unit[0].pk))
+    units.sort(key=lambda unit: (max(ended_at(m) for m in unit), unit[0].pk))
     return units
 
 
 @transaction.atomic
 def _apply_batch(batch: int) -> int:
-    _lock()
+    lock_ratings()
     pending = list(
         Match.objects.filter(status=MatchStatus.FINISHED, rated=False)
         .exclude(_waiting_rotation())
@@ -466,7 +451,7 @@ def _apply_batch(batch: int) -> int:
     if not units and not versions:
         return 0
     rated = [m for unit in units for m in unit]
-    seats = _seats_by_match([m.pk for m in rated])
+    seats = seats_by_match([m.pk for m in rated])
     state = _load_state(
         ((s.bot_id, m.variant_id) for m in rated for s in seats[m.pk]),
         every_variant_of={v.bot_id for v in versions},
@@ -479,7 +464,7 @@ def _apply_batch(batch: int) -> int:
     # Matches and versions in the order they happened (a version before a match at a tie).
     events: list[tuple[datetime, int, int, list[Match] | BotVersion]] = [
         *((v.created_at, 0, v.pk, v) for v in versions),
-        *((max(_ended(m) for m in unit), 1, unit[0].pk, unit) for unit in units),
+        *((max(ended_at(m) for m in unit), 1, unit[0].pk, unit) for unit in units),
     ]
     events.sort(key=lambda event: event[:3])
     sequence = _next_sequence()
@@ -488,27 +473,27 @@ def _apply_batch(batch: int) -> int:
     now = timezone.now()
     for when, _, _, event in events:
         if isinstance(event, BotVersion):
-            rows = _rate_version(state, event, sequence, _effective_at(when, at))
+            rows = rate_version(state, event, sequence, effective_at(when, at))
             event.rating_sequence = sequence
             sequence += 1
         else:
-            rows = _rate_members(state, raw_params, event, seats, sequence, _effective_at(when, at))
+            rows = _rate_members(state, raw_params, event, seats, sequence, effective_at(when, at))
             for match in event:
                 match.rated, match.rated_at, match.rating_sequence = True, now, sequence
                 sequence += 1
         if rows:
             at = rows[0].at
             history += rows
-    _save_state(state)
-    _save_history(history)
-    _forget_leaderboards({variant_id for _, variant_id in state.values})
+    save_state(state)
+    save_history(history)
+    forget_leaderboards({variant_id for _, variant_id in state.values})
     _update_rows(Match, rated, ["rated", "rated_at", "rating_sequence", "rating_group"])
     _update_rows(BotVersion, versions, ["rating_sequence"])
     return len(rated) + len(versions)
 
 
 def _rate_members(
-    state: _State,
+    state: RatingState,
     raw_params: dict[int, dict | None],
     members: list[Match],
     seats: dict[int, list[SeatRow]],
@@ -521,213 +506,10 @@ def _rate_members(
     unit = Unit(
         members=[m.pk for m in members],
         variant_id=leader.variant_id,
-        finished_at=max(_ended(m) for m in members),
+        finished_at=max(ended_at(m) for m in members),
         group=f"{where}:{leader.duplicate_group}#{sequence}" if len(members) > 1 else "",
     )
     for match in members:
         match.rating_group = unit.group
     params = state.params_for(unit.variant_id, raw_params[unit.variant_id])
-    return _rate_unit(state, params, unit, seats, sequence, at)
-
-
-@transaction.atomic
-def ratings_recompute(*, progress: Callable[[int, int], None] | None = None) -> int:
-    """Rebuild every rating and history row from the stored results, in sequence order."""
-    _lock()
-    rated = Match.objects.filter(rated=True).order_by("rating_sequence")
-    total = rated.count()
-    RatingHistory.objects.all().delete()
-    Rating.objects.all().delete()
-    state = _State(values={}, params={})
-    raw_params = dict(Variant.objects.values_list("pk", "rating_params"))
-    done = 0
-    last_sequence = 0
-    at: datetime | None = None
-    groups_done: set[str] = set()
-    versions = list(
-        BotVersion.objects.filter(rating_sequence__isnull=False).order_by("rating_sequence")
-    )
-    history: list[HistoryRow] = []
-
-    def apply_versions(before: float) -> None:
-        nonlocal at
-        while versions and _sequence_of(versions[0]) < before:
-            version = versions.pop(0)
-            sequence = _sequence_of(version)
-            rows = _rate_version(state, version, sequence, _effective_at(version.created_at, at))
-            if rows:
-                at = rows[0].at
-                history.extend(rows)
-
-    while True:
-        chunk = list(
-            rated.filter(rating_sequence__gt=last_sequence).values_list(
-                "pk", "variant_id", "finished_at", "rating_sequence", "rating_group"
-            )[:CHUNK]
-        )
-        if not chunk:
-            break
-        seats = _seats_by_match([m[0] for m in chunk])
-        for match_id, variant_id, finished_at, sequence, group in chunk:
-            if finished_at is None or sequence is None:
-                raise ValueError(f"rated match {match_id} has no end time or no sequence")
-            last_sequence = sequence
-            apply_versions(before=sequence)
-            if group in groups_done:
-                continue
-            params = state.params_for(variant_id, raw_params[variant_id])
-            if group:
-                groups_done.add(group)
-                unit, unit_seats = _recorded_group(group, variant_id)
-            else:
-                unit, unit_seats = Unit([match_id], variant_id, finished_at, ""), seats
-            rows = _rate_unit(
-                state, params, unit, unit_seats, sequence, _effective_at(unit.finished_at, at)
-            )
-            at = rows[0].at
-            history += rows
-        _save_history(history)
-        history.clear()
-        done += len(chunk)
-        if progress is not None:
-            progress(done, total)
-    apply_versions(before=math.inf)
-    _save_history(history)
-    _forget_leaderboards(set(raw_params))
-    _save_state(state)
-    return done
-
-
-def _recorded_group(group: str, variant_id: int) -> tuple[Unit, dict[int, list[SeatRow]]]:
-    """A duplicate group's unit exactly as it was first rated (same members, same order)."""
-    members = list(
-        Match.objects.filter(rating_group=group, rated=True)
-        .order_by("rating_sequence")
-        .only("pk", "finished_at")
-    )
-    ids = [m.pk for m in members]
-    unit = Unit(ids, variant_id, max(_ended(m) for m in members), group)
-    return unit, _seats_by_match(ids)
-
-
-def recompute_progress_key(recompute_id: int) -> str:
-    """Cache key holding [done, total] of a running recompute."""
-    return f"ohhell:recompute:{recompute_id}"
-
-
-class RecomputeRequest(NamedTuple):
-    """The job a request for a recompute answers with, and whether the request created it."""
-
-    job: RatingRecompute
-    created: bool
-
-
-def _lock_requests() -> None:
-    """Serialise recompute requests only: never the rating lock a running recompute holds."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [RECOMPUTE_REQUEST_LOCK_KEY])
-
-
-def ratings_request_recompute(*, requested_by: User | None = None) -> RecomputeRequest:
-    """Queue a background recompute, or answer with the one already queued or running.
-
-    Answers at once: a stale job (its worker stopped beating) is first resumed or failed.
-    """
-    recomputes_sweep_stale()
-    with transaction.atomic():
-        _lock_requests()
-        active = RatingRecompute.objects.filter(
-            status__in=[RecomputeStatus.QUEUED, RecomputeStatus.RUNNING]
-        ).first()
-        if active is not None:
-            return RecomputeRequest(active, created=False)
-        job = RatingRecompute.objects.create(requested_by=requested_by)
-        _send(job.pk)
-    return RecomputeRequest(job, created=True)
-
-
-def _send(recompute_id: int) -> None:
-    from tournaments.tasks import recompute_ratings
-
-    transaction.on_commit(lambda: recompute_ratings.delay(recompute_id))
-
-
-def recomputes_sweep_stale(*, stale_after: timedelta | None = None) -> dict[str, int]:
-    """Resume recomputes whose worker stopped beating (queued again), or fail them after
-    ``RECOMPUTE_MAX_ATTEMPTS`` tries.
-
-    A recompute is one transaction, so a dead worker's attempt left nothing behind: the
-    database rolled it back and released the rating lock with the connection.
-    """
-    stale_after = stale_after or timedelta(seconds=settings.RECOMPUTE_STALE_SECONDS)
-    cutoff = timezone.now() - stale_after
-    counts = {"resumed": 0, "failed": 0}
-    with transaction.atomic():
-        stale = list(
-            RatingRecompute.objects.select_for_update(skip_locked=True).filter(
-                status=RecomputeStatus.RUNNING, heartbeat_at__lt=cutoff
-            )
-        )
-        for job in stale:
-            if job.attempts >= settings.RECOMPUTE_MAX_ATTEMPTS:
-                job.status = RecomputeStatus.FAILED
-                job.finished_at = timezone.now()
-                job.error = f"its worker stopped after {job.attempts} attempts"
-                counts["failed"] += 1
-            else:
-                job.status = RecomputeStatus.QUEUED
-                job.error = f"attempt {job.attempts} stopped with its worker; queued again"
-                _send(job.pk)
-                counts["resumed"] += 1
-            job.save(update_fields=["status", "finished_at", "error"])
-    return counts
-
-
-def _recompute_heartbeat(recompute_id: int, token: str) -> bool:
-    return bool(
-        RatingRecompute.objects.filter(
-            pk=recompute_id, status=RecomputeStatus.RUNNING, claimed_by=token
-        ).update(heartbeat_at=timezone.now())
-    )
-
-
-def ratings_recompute_job(*, recompute_id: int) -> str:
-    """Run a queued recompute, beating while it runs and writing its progress as it goes."""
-    token = claim_token()
-    now = timezone.now()
-    claimed = RatingRecompute.objects.filter(pk=recompute_id, status=RecomputeStatus.QUEUED).update(
-        status=RecomputeStatus.RUNNING,
-        started_at=now,
-        heartbeat_at=now,
-        claimed_by=token,
-        attempts=F("attempts") + 1,
-    )
-    if not claimed:
-        return "not-queued"
-
-    def progress(done: int, total: int) -> None:
-        # The recompute is one transaction, so a row update would only show at commit; the
-        # cache (Redis when configured) is seen by every process at once.
-        cache.set(recompute_progress_key(recompute_id), [done, total], timeout=3600)
-
-    mine = RatingRecompute.objects.filter(pk=recompute_id, claimed_by=token)
-    try:
-        with Heartbeat(lambda: _recompute_heartbeat(recompute_id, token)):
-            mine.update(total=Match.objects.filter(rated=True).count())
-            done = ratings_recompute(progress=progress)
-    except Exception as exc:
-        mine.update(
-            status=RecomputeStatus.FAILED,
-            error=safe_text(repr(exc), 2000),
-            finished_at=timezone.now(),
-        )
-        raise
-    mine.update(
-        status=RecomputeStatus.FINISHED,
-        done=done,
-        total=done,
-        error="",
-        finished_at=timezone.now(),
-    )
-    return "finished"
+    return rate_unit(state, params, unit, seats, sequence, at)

@@ -19,10 +19,9 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
-from engine.errors import InvalidVariantError
-from engine.variant import Variant as EngineVariant
-from tournaments import formats
-from tournaments.errors import ApplicationError
+from tournaments import dispatch, formats
+from tournaments.dispatch import Task
+from tournaments.errors import ApplicationError, ConflictError, PermissionDeniedError
 from tournaments.formats.matchmaking import Candidate, pick_tables
 from tournaments.models import (
     Bot,
@@ -38,19 +37,12 @@ from tournaments.models import (
     Variant,
 )
 from tournaments.rating_math import RatingParams, is_provisional
+from tournaments.services.competitions import check_table, competition_move
 from tournaments.services.matches import match_enqueue, matches_create
 
-LADDER_IN_FLIGHT = 4
 MAX_ENTRIES = 2000
 MAX_FIXTURES = 100_000
 TERMINAL = (MatchStatus.FINISHED, MatchStatus.FAILED, MatchStatus.CANCELLED)
-
-
-def _check_table(variant: Variant, table_size: int) -> None:
-    try:
-        EngineVariant.from_dict(variant.options).check_players(table_size)
-    except InvalidVariantError as exc:
-        raise ApplicationError(exc.reason, field="table_size") from None
 
 
 def _check_consent(organiser: User, bots: Sequence[Bot]) -> None:
@@ -59,11 +51,9 @@ def _check_consent(organiser: User, bots: Sequence[Bot]) -> None:
         b.name for b in bots if b.owner_id != organiser.pk and not b.accept_invitations
     )
     if refused:
-        raise ApplicationError(
+        raise PermissionDeniedError(
             "these bots belong to other users who do not accept invitations to tournaments: "
             f"{', '.join(refused)} (an owner opts in with accept_invitations)",
-            code="permission_denied",
-            status=403,
             field="bots",
         )
 
@@ -108,7 +98,7 @@ def tournament_create(
     """Create a tournament with its entries; scheduled when ``start_at`` is given, else draft."""
     if format not in TournamentFormat.values:
         raise ApplicationError(f"unknown format {format!r}", field="format")
-    _check_table(variant, table_size)
+    check_table(variant, table_size)
     bots = _entries(organiser, bot_ids, table_size)
     if start_at is not None and start_at < timezone.now() - timedelta(minutes=1):
         raise ApplicationError("start_at is in the past", field="start_at")
@@ -171,20 +161,15 @@ def tournament_start(*, tournament: Tournament) -> Tournament:
     Answers at once however big the tournament: a worker creates and queues the matches
     (tournament_generate) and moves the tournament on to running.
     """
-    from tournaments.tasks import generate_tournament
-
     tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
     if tournament.status not in (TournamentStatus.DRAFT, TournamentStatus.SCHEDULED):
-        raise ApplicationError(
-            f"a {tournament.status} tournament cannot be started", code="conflict", status=409
-        )
+        raise ConflictError(f"a {tournament.status} tournament cannot be started")
     if tournament.format != TournamentFormat.LADDER:
         _check_fixture_count(_fixtures(tournament, _entered_bot_ids(tournament)))
     tournament.status = TournamentStatus.STARTING
     tournament.started_at = timezone.now()
     tournament.save(update_fields=["status", "started_at", "updated_at"])
-    tournament_id = tournament.pk
-    transaction.on_commit(lambda: generate_tournament.delay(tournament_id))
+    dispatch.send(Task.GENERATE_TOURNAMENT, tournament.pk)
     return tournament
 
 
@@ -223,13 +208,13 @@ def tournament_start_due(*, now: datetime | None = None) -> int:
 @transaction.atomic
 def tournament_pause(*, tournament: Tournament) -> Tournament:
     """Stop claiming this tournament's queued matches; running ones finish."""
-    return _move(tournament, {TournamentStatus.RUNNING}, TournamentStatus.PAUSED)
+    return competition_move(tournament, {TournamentStatus.RUNNING}, TournamentStatus.PAUSED)
 
 
 @transaction.atomic
 def tournament_resume(*, tournament: Tournament) -> Tournament:
     """Run a paused tournament again and re-send its queued matches."""
-    tournament = _move(tournament, {TournamentStatus.PAUSED}, TournamentStatus.RUNNING)
+    tournament = competition_move(tournament, {TournamentStatus.PAUSED}, TournamentStatus.RUNNING)
     for match in tournament.matches.filter(status=MatchStatus.QUEUED).only("pk", "ladder_id"):
         match_enqueue(match=match)
     return tournament
@@ -255,7 +240,7 @@ def tournament_cancel(*, tournament: Tournament) -> Tournament:
         TournamentStatus.RUNNING,
         TournamentStatus.PAUSED,
     }
-    tournament = _move(tournament, allowed, TournamentStatus.CANCELLED)
+    tournament = competition_move(tournament, allowed, TournamentStatus.CANCELLED)
     tournament.matches.filter(status=MatchStatus.QUEUED).update(
         status=MatchStatus.CANCELLED, updated_at=timezone.now()
     )
@@ -263,19 +248,6 @@ def tournament_cancel(*, tournament: Tournament) -> Tournament:
     if tournament.started_at is None:
         tournament.started_at = tournament.finished_at
     tournament.save(update_fields=["finished_at", "started_at", "updated_at"])
-    return tournament
-
-
-def _move(
-    tournament: Tournament, allowed: set[TournamentStatus], to: TournamentStatus
-) -> Tournament:
-    tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
-    if tournament.status not in allowed:
-        raise ApplicationError(
-            f"a {tournament.status} tournament cannot become {to}", code="conflict", status=409
-        )
-    tournament.status = to
-    tournament.save(update_fields=["status", "updated_at"])
     return tournament
 
 
@@ -312,10 +284,8 @@ def tournaments_reconcile(*, stale_after: timedelta | None = None) -> Reconciled
     A tournament still starting a while after its start was asked for gets its fixtures
     generated again (a second delivery does nothing); a running one whose matches have all
     ended is advanced (next Swiss round or finished), as its last match's message would have.
-    Queued matches nobody took are re-sent by the match sweeper (services/matches.py).
+    Queued matches nobody took are re-sent by the match sweeper (services/sweeps.py).
     """
-    from tournaments.tasks import generate_tournament
-
     if stale_after is None:
         stale_after = timedelta(seconds=settings.MATCH_STALE_SECONDS)
     cutoff = timezone.now() - stale_after
@@ -325,7 +295,7 @@ def tournaments_reconcile(*, stale_after: timedelta | None = None) -> Reconciled
         ).values_list("pk", flat=True)[:1000]
     )
     for tournament_id in starting:
-        generate_tournament.delay(tournament_id)
+        dispatch.send(Task.GENERATE_TOURNAMENT, tournament_id)
     open_matches = Match.objects.filter(tournament=OuterRef("pk")).exclude(status__in=TERMINAL)
     ended = list(
         Tournament.objects.filter(status=TournamentStatus.RUNNING)
@@ -368,7 +338,8 @@ def _tables(tournament: Tournament) -> list[list[int]]:
 
 
 def ladder_fill(*, tournament: Tournament) -> int:
-    """Keep ``LADDER_IN_FLIGHT`` ladder matches queued or running; return how many were added.
+    """Keep ``LADDER_MATCHES_IN_FLIGHT`` ladder matches queued or running (the always-on
+    ladders' setting); return how many were added.
 
     Tables come from the always-on ladders' matchmaker (``tournaments/formats/matchmaking.py``)
     among the entered bots not at an open table, with the games each played in this event.
@@ -376,7 +347,7 @@ def ladder_fill(*, tournament: Tournament) -> int:
     budget = tournament.rounds * tournament.entries.count() // tournament.table_size
     made = tournament.matches.count()
     in_flight = tournament.matches.exclude(status__in=TERMINAL).count()
-    wanted = min(LADDER_IN_FLIGHT - in_flight, budget - made)
+    wanted = min(settings.LADDER_MATCHES_IN_FLIGHT - in_flight, budget - made)
     if wanted <= 0:
         return 0
     busy = set(

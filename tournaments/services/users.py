@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from rest_framework.authtoken.models import Token
 
-from tournaments.errors import ApplicationError
+from tournaments.errors import ApplicationError, ConflictError
 
 USERNAME_MAX_LENGTH = 150
 USERNAME_VALIDATOR = UnicodeUsernameValidator(message="Use letters, digits and @ . + - _ only.")
@@ -32,9 +32,7 @@ def user_sign_up(*, username: str, password: str, email: str = "") -> tuple[User
     User = get_user_model()
     username = _clean_username(username)
     if User.objects.filter(username__iexact=username).exists():
-        raise ApplicationError(
-            "That username is taken.", code="conflict", status=409, field="username"
-        )
+        raise ConflictError("That username is taken.", field="username")
     candidate = User(username=username, email=email)
     try:
         password_validation.validate_password(password, user=candidate)
@@ -45,9 +43,7 @@ def user_sign_up(*, username: str, password: str, email: str = "") -> tuple[User
             user = User.objects.create_user(username=username, email=email, password=password)
             token = Token.objects.create(user=user)
     except IntegrityError:
-        raise ApplicationError(
-            "That username is taken.", code="conflict", status=409, field="username"
-        ) from None
+        raise ConflictError("That username is taken.", field="username") from None
     return user, token.key
 
 

@@ -10,7 +10,7 @@ from django.db import IntegrityError, transaction
 
 from engine import PRESET_NOTES, PRESETS, InvalidVariantError, preset
 from engine import Variant as EngineVariant
-from tournaments.errors import ApplicationError
+from tournaments.errors import ApplicationError, ConflictError, PermissionDeniedError
 from tournaments.models import Variant, is_organiser
 from tournaments.models.variants import VARIANT_NAME_VALIDATOR
 from tournaments.rating_math import PRESET_RATING_PARAMS
@@ -44,9 +44,7 @@ def variant_create(
 ) -> Variant:
     """Create a custom variant from a preset and option overrides (staff or organisers)."""
     if not is_organiser(user):
-        raise ApplicationError(
-            "Only staff and organisers may create variants.", code="permission_denied", status=403
-        )
+        raise PermissionDeniedError("Only staff and organisers may create variants.")
     try:
         VARIANT_NAME_VALIDATOR(name)
     except ValidationError as exc:
@@ -63,9 +61,7 @@ def variant_create(
         with transaction.atomic():
             variant.save()
     except IntegrityError:
-        raise ApplicationError(
-            f"A variant named {name!r} already exists.", code="conflict", status=409, field="name"
-        ) from None
+        raise ConflictError(f"A variant named {name!r} already exists.", field="name") from None
     return variant
 
 

@@ -12,6 +12,7 @@ from django.utils import timezone
 from engine.seeds import seed_matches, seed_sha256
 from tests.tournaments.api.support import error_of
 from tournaments.errors import ApplicationError
+from tournaments.leases import claim_token
 from tournaments.models import (
     BotStatus,
     Match,
@@ -21,12 +22,7 @@ from tournaments.models import (
     SeatFault,
     Tournament,
 )
-from tournaments.services.matches import (
-    claim_token,
-    match_claim,
-    match_fail_attempt,
-    match_retry,
-)
+from tournaments.services.matches import match_claim, match_fail_attempt, match_retry
 
 
 @pytest.fixture

@@ -256,7 +256,7 @@ class TestRecompute:
         assert progress["status"] == "queued" and progress["total"] == 0
 
     def test_a_finished_recompute_shows_its_totals(self, staff_client, rated):
-        from tournaments.services.ratings import ratings_recompute_job
+        from tournaments.services.recompute import ratings_recompute_job
 
         job = RatingRecompute.objects.create()
         assert ratings_recompute_job(recompute_id=job.pk) == "finished"

@@ -13,6 +13,7 @@ from django.test.utils import CaptureQueriesContext
 
 from engine.seeds import seed_sha256
 from tests.tournaments.dashboard.world import World, make_bots, play_and_record, queue_match
+from tournaments.leases import claim_token
 from tournaments.models import (
     BotHealthCheck,
     Match,
@@ -25,7 +26,7 @@ from tournaments.models import (
     Variant,
     VoidedDeal,
 )
-from tournaments.services.matches import claim_token, match_claim, match_fail_attempt
+from tournaments.services.matches import match_claim, match_fail_attempt
 from tournaments.services.ratings import ratings_apply_pending
 
 pytestmark = pytest.mark.django_db

@@ -27,7 +27,7 @@ from tournaments.models import (
     Variant,
 )
 from tournaments.services.bots import bot_new_version
-from tournaments.services.ratings import ratings_recompute
+from tournaments.services.recompute import ratings_recompute
 
 
 @dataclass

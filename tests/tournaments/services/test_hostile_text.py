@@ -7,7 +7,8 @@ import pytest
 from tests.arena.hostile_bots import hostile_bots
 from tournaments.models import MatchSeat, MatchStatus, SeatFault
 from tournaments.services.bots import bot_verify
-from tournaments.services.matches import match_create, match_run
+from tournaments.services.matches import match_create
+from tournaments.services.runs import match_run
 
 __all__ = ["hostile_bots"]
 

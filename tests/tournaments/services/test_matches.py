@@ -11,6 +11,7 @@ from django.utils import timezone
 from engine import verify_replay
 from engine.seeds import seed_matches, seed_sha256
 from tests.tournaments.starting import play_one_match_cup
+from tournaments.leases import claim_token
 from tournaments.models import (
     Match,
     MatchSeat,
@@ -23,19 +24,16 @@ from tournaments.models import (
     VoidReason,
 )
 from tournaments.services.matches import (
-    PlayedMatch,
-    claim_token,
     match_claim,
     match_create,
     match_fail_attempt,
     match_heartbeat,
-    match_play,
-    match_record_outcome,
     match_retry,
-    match_run,
-    match_sweep_stuck,
 )
+from tournaments.services.outcomes import PlayedMatch, match_record_outcome
 from tournaments.services.ratings import ratings_apply_pending
+from tournaments.services.runs import match_play, match_run
+from tournaments.services.sweeps import match_sweep_stuck
 from tournaments.services.tournaments import tournament_cancel
 
 pytestmark = pytest.mark.django_db

@@ -11,7 +11,8 @@ import pytest
 from arena.faults import ArenaNetworkError
 from tournaments.models import MatchSeat
 from tournaments.netpolicy import arena_network_check, bot_limits
-from tournaments.services.matches import match_create, match_play
+from tournaments.services.matches import match_create
+from tournaments.services.runs import match_play
 
 pytestmark = pytest.mark.django_db
 

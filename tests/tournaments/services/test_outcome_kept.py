@@ -16,20 +16,13 @@ from django.db import connection
 from django.utils import timezone
 
 from tests.tournaments.workers import wait_for
+from tournaments.leases import claim_token
 from tournaments.models import Match, MatchSeat, MatchStatus, Replay, SeatFault, Tournament
-from tournaments.services.matches import (
-    SAMPLE_NOT_STORED,
-    PlayedMatch,
-    claim_token,
-    match_claim,
-    match_create,
-    match_fail_attempt,
-    match_play,
-    match_record_outcome,
-    match_run,
-    match_sweep_stuck,
-)
+from tournaments.services.matches import match_claim, match_create, match_fail_attempt
+from tournaments.services.outcomes import SAMPLE_NOT_STORED, PlayedMatch, match_record_outcome
 from tournaments.services.ratings import ratings_apply_pending
+from tournaments.services.runs import match_play, match_run
+from tournaments.services.sweeps import match_sweep_stuck
 from tournaments.services.tournaments import tournament_advance
 
 postgres_only = pytest.mark.skipif(

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from tournaments.models import Match, MatchStatus, RatingHistory, TournamentStatus
 from tournaments.selectors.ratings import bot_ratings_on, rating_on
 from tournaments.services.matches import match_retry
-from tournaments.services.ratings import ratings_apply_pending, ratings_recompute
+from tournaments.services.ratings import ratings_apply_pending
+from tournaments.services.recompute import ratings_recompute
 from tournaments.services.tournaments import tournament_pause, tournament_resume
 
 from .rating_world import World, assert_live_equals_recompute, rating_snapshot

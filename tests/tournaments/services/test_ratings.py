@@ -11,7 +11,8 @@ from django.utils import timezone
 from tournaments.models import Match, MatchSeat, MatchStatus, Rating, RatingHistory
 from tournaments.rating_math import RatingParams
 from tournaments.selectors.ratings import leaderboard, rating_on
-from tournaments.services.ratings import ratings_apply_pending, ratings_recompute
+from tournaments.services.ratings import ratings_apply_pending
+from tournaments.services.recompute import ratings_recompute
 
 pytestmark = pytest.mark.django_db
 

@@ -12,8 +12,8 @@ from tests.tournaments.starting import start_and_generate
 from tournaments.errors import ApplicationError
 from tournaments.models import Match, MatchSeat, MatchStatus, Rating, TournamentStatus
 from tournaments.selectors.tournaments import tournament_progress, tournament_standings
-from tournaments.services.matches import match_run
 from tournaments.services.ratings import ratings_apply_pending
+from tournaments.services.runs import match_run
 from tournaments.services.tournaments import (
     Reconciled,
     tournament_advance,

@@ -6,7 +6,7 @@ import time
 
 from django.core.management.base import BaseCommand
 
-from tournaments.services.ratings import ratings_recompute, ratings_request_recompute
+from tournaments.services.recompute import ratings_recompute, ratings_request_recompute
 
 
 class Command(BaseCommand):

@@ -1,0 +1,79 @@
+"""How work reaches the workers: every task is sent from here, by name.
+
+Services decide *that* something must happen; this module knows *how*. A task is sent once the
+current transaction commits (``send``), so a worker never looks for a row that is not there
+yet, or at once when there is no transaction to wait for (``send_now``). Routing to the match,
+ladder and control queues happens on the way (config/celery_app.py routes by name).
+
+With ``CELERY_EAGER=1`` (tests on SQLite, config/settings.py) a task runs inside the process
+that sends it, after the commit, as a worker would run it. Ladder top-ups are the exception
+there: each finished ladder match asks for one and each top-up plays more matches, so run
+in-process they would play without end; an eager deployment has no beat either, and a ladder
+is topped up only when asked directly (``ladders_top_up``).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import cast
+
+from celery import current_app
+from django.db import transaction
+
+TaskArg = int | str | dict[str, object]
+
+
+class Task(StrEnum):
+    """The tasks of tournaments/tasks.py, by the names workers know them by."""
+
+    RUN_MATCH = "tournaments.run_match"
+    RUN_LADDER_MATCH = "tournaments.run_ladder_match"
+    RECORD_OUTCOME = "tournaments.record_outcome"
+    TOP_UP_LADDERS = "tournaments.top_up_ladders"
+    RATE_FINISHED_MATCHES = "tournaments.rate_finished_matches"
+    ADVANCE_TOURNAMENT = "tournaments.advance_tournament"
+    GENERATE_TOURNAMENT = "tournaments.generate_tournament"
+    RECOMPUTE_RATINGS = "tournaments.recompute_ratings"
+    VERIFY_BOT = "tournaments.verify_bot"
+    COMPLETE_HEALTH_CHECK = "tournaments.complete_health_check"
+
+
+# Tasks that, run inside the sending process, would send themselves again without end.
+NOT_RUN_IN_PROCESS = frozenset({Task.TOP_UP_LADDERS})
+
+
+def _sent(task: Task) -> bool:
+    """Whether ``task`` goes anywhere: to a worker, or run here when tasks run in-process."""
+    return not current_app.conf.task_always_eager or task not in NOT_RUN_IN_PROCESS
+
+
+def send(task: Task, *args: TaskArg) -> None:
+    """Send ``task`` with ``args`` once the current transaction commits (at once outside one)."""
+    if _sent(task):
+        transaction.on_commit(lambda: send_now(task, *args))
+
+
+def send_now(task: Task, *args: TaskArg) -> None:
+    """Send ``task`` now, without asking the database anything (it may be away)."""
+    app = current_app
+    if not app.conf.task_always_eager:
+        app.send_task(task.value, args=list(args))
+    elif _sent(task):
+        if task.value not in app.tasks:
+            app.loader.import_default_modules()  # the tasks modules, as a worker loads them
+        app.tasks[task.value].apply(args=args)
+
+
+def messages_waiting(kind: str) -> int:
+    """Messages in the broker's queue of ``kind`` (config/settings.py's TASK_QUEUE_KINDS),
+    declared as the workers declare it (no-op if it exists)."""
+    app = current_app
+    queue = f"{app.conf.task_default_queue}.{kind}"
+    with app.connection_for_read() as conn:
+        # kombu's Queue.queue_declare answers the broker's (name, messages, consumers); its
+        # type stubs say a name.
+        _, count, _ = cast(
+            "tuple[str, int, int]",
+            app.amqp.queues[queue](conn.default_channel).queue_declare(),
+        )
+    return count
