@@ -17,8 +17,9 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import cast
 
-from celery import current_app
 from django.db import transaction
+
+from config.celery_app import app
 
 TaskArg = int | str | dict[str, object]
 
@@ -44,7 +45,7 @@ NOT_RUN_IN_PROCESS = frozenset({Task.TOP_UP_LADDERS})
 
 def _sent(task: Task) -> bool:
     """Whether ``task`` goes anywhere: to a worker, or run here when tasks run in-process."""
-    return not current_app.conf.task_always_eager or task not in NOT_RUN_IN_PROCESS
+    return not app.conf.task_always_eager or task not in NOT_RUN_IN_PROCESS
 
 
 def send(task: Task, *args: TaskArg) -> None:
@@ -55,7 +56,6 @@ def send(task: Task, *args: TaskArg) -> None:
 
 def send_now(task: Task, *args: TaskArg) -> None:
     """Send ``task`` now, without asking the database anything (it may be away)."""
-    app = current_app
     if not app.conf.task_always_eager:
         app.send_task(task.value, args=list(args))
     elif _sent(task):
@@ -64,11 +64,13 @@ def send_now(task: Task, *args: TaskArg) -> None:
         app.tasks[task.value].apply(args=args)
 
 
-def messages_waiting(kind: str) -> int:
-    """Messages in the broker's queue of ``kind`` (config/settings.py's TASK_QUEUE_KINDS),
-    declared as the workers declare it (no-op if it exists)."""
-    app = current_app
-    queue = f"{app.conf.task_default_queue}.{kind}"
+def queue_of(kind: str) -> str:
+    """The broker queue of ``kind`` (config/settings.py's TASK_QUEUE_KINDS) in this deployment."""
+    return f"{app.conf.task_default_queue}.{kind}"
+
+
+def messages_waiting(queue: str) -> int:
+    """Messages in the broker's queue, declared as the workers declare it (no-op if it exists)."""
     with app.connection_for_read() as conn:
         # kombu's Queue.queue_declare answers the broker's (name, messages, consumers); its
         # type stubs say a name.

@@ -65,7 +65,7 @@ def _resend_lost() -> int:
         waiting = matches.count()
         if waiting == 0:
             continue
-        missing = waiting - dispatch.messages_waiting(kind)
+        missing = waiting - dispatch.messages_waiting(dispatch.queue_of(kind))
         if missing <= 0:
             continue
         rows = list(
