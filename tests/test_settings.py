@@ -200,10 +200,10 @@ def test_every_variable_the_settings_read_is_documented():
     source = (ROOT / "config" / "settings.py").read_text()
     variables = set(re.findall(r"(?:env_\w+|is_set)\(\s*\"([A-Z_]+)\"", source))
     example = (ROOT / "docker" / ".env.example").read_text()
-    readme = (ROOT / "README.md").read_text()
+    operations = (ROOT / "docs" / "operations.md").read_text()
     assert len(variables) > 15
     assert {v for v in variables if not re.search(rf"^{v}=", example, re.M)} == set()
-    assert {v for v in variables if f"| `{v}` |" not in readme} == set()
+    assert {v for v in variables if f"| `{v}` |" not in operations} == set()
 
 
 @pytest.mark.parametrize(
@@ -220,9 +220,9 @@ def test_the_documented_defaults_of_rating_settings_are_the_settings_defaults(na
 
     assert name not in os.environ  # the settings hold their defaults
     example = (ROOT / "docker" / ".env.example").read_text()
-    readme = (ROOT / "README.md").read_text()
+    operations = (ROOT / "docs" / "operations.md").read_text()
     (in_example,) = re.findall(rf"^{name}=(.*)$", example, re.M)
-    (in_readme,) = re.findall(rf"^\| `{name}` \| `([^`]*)` \|", readme, re.M)
+    (in_operations,) = re.findall(rf"^\| `{name}` \| `([^`]*)` \|", operations, re.M)
     default = getattr(settings, name)
     assert type(default)(in_example) == default
-    assert type(default)(in_readme) == default
+    assert type(default)(in_operations) == default

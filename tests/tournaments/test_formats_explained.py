@@ -1,6 +1,6 @@
-"""What ``rounds`` means and how matches are dealt per format (API schema and README from one
-definition), Swiss byes in the standings with their ranking rule, and the legend of the
-duplicate column with the warning that its deals come round again."""
+"""What ``rounds`` means and how matches are dealt per format (API schema and
+docs/tournaments.md from one definition), Swiss byes in the standings with their ranking rule,
+and the legend of the duplicate column with the warning that its deals come round again."""
 
 from __future__ import annotations
 
@@ -22,20 +22,20 @@ ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.django_db
 
 
-def test_every_format_says_what_rounds_means_in_the_readme_and_the_schema(anonymous_client):
+def test_every_format_says_what_rounds_means_in_the_docs_and_the_schema(anonymous_client):
     assert set(ROUNDS_MEANING) == set(TournamentFormat.values) == set(RANKING_RULE) == set(DEALS)
-    readme = (ROOT / "README.md").read_text()
+    guide = (ROOT / "docs" / "tournaments.md").read_text()
     schema = json.loads(anonymous_client.get("/api/schema/?format=json").content)
     components = schema["components"]["schemas"]
     described = components["TournamentInputRequest"]["properties"]["rounds"]["description"]
     for fmt, meaning in ROUNDS_MEANING.items():
-        assert f"| `{fmt}` | {meaning} |" in readme
+        assert f"| `{fmt}` | {meaning} |" in guide
         assert f"{fmt}: {meaning}" in described
         assert (
             f"{fmt}: {meaning}"
             in components["TournamentOutput"]["properties"]["rounds"]["description"]
         )
-        assert f"| `{fmt}` | {meaning} | {RANKING_RULE[fmt]} | {DEALS[fmt]} |" in readme
+        assert f"| `{fmt}` | {meaning} | {RANKING_RULE[fmt]} | {DEALS[fmt]} |" in guide
         for component in ("TournamentInputRequest", "TournamentOutput"):
             format_help = components[component]["properties"]["format"]["description"]
             assert f"{fmt}: {DEALS[fmt]}" in format_help
