@@ -46,7 +46,9 @@ def make_app(
             return web.json_response({"card": player.play(message, tuple(message["legal"]))})
         if kind in (MessageType.HELLO, MessageType.RESULT):
             return web.json_response({"name": label, "version": "1"})
-        return _error(400, f"unknown message type {kind!r}")
+        # A type newer than this bot is news it need not answer (docs/bot-protocol.md,
+        # "Versioning"): acknowledge it rather than refuse it.
+        return web.json_response({})
 
     app = web.Application(client_max_size=MAX_REQUEST_BYTES)
     app.router.add_post("/", handle)

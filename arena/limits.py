@@ -19,7 +19,7 @@ class Limits:
 
     # Time a bot may take for a play; tournaments set their own via ``with_time_limit``.
     time_limit_ms: int = 1000
-    # Bids get this many times a play's time (rules.md 3.9).
+    # Bids get this many times a play's time (docs/rules.md 3.9).
     bid_time_factor: int = 2
     # Fixed slack after the time limit before the call is cut; the same for every bot.
     grace_ms: int = 100

@@ -530,7 +530,7 @@ class Game:
         return len(self.deals) if self.phase is _OVER else len(self.deals) - 1
 
     def observation(self, seat: int) -> dict[str, Any]:
-        """Everything ``seat`` may know now (rules.md section 4), as a JSON-ready dict."""
+        """Everything ``seat`` may know now (docs/rules.md section 4), as a JSON-ready dict."""
         from engine.observation import observe
 
         return observe(self, seat)

@@ -1,4 +1,4 @@
-"""What one seat may know (rules.md section 4), and nothing else.
+"""What one seat may know (docs/rules.md section 4), and nothing else.
 
 Built only from public facts plus the seat's own hand: other hands, the stock, removed cards
 and the seed never enter it. Under closed bidding other bids stay hidden until all are made.

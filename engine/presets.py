@@ -1,4 +1,4 @@
-"""The nine named presets of rules.md section 2: named values, not subclasses."""
+"""The nine named presets of docs/rules.md section 2: named values, not subclasses."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Deal scores (rules.md 3.7) and final standings (3.8)."""
+"""Deal scores (docs/rules.md 3.7) and final standings (3.8)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A variant: an immutable, JSON-serialisable set of rule options, validated up front.
 
-Every option of rules.md section 3 is a field. ``OPTIONS`` documents the schema (default,
+Every option of docs/rules.md section 3 is a field. ``OPTIONS`` documents the schema (default,
 allowed values, meaning) and drives validation, so the API, the CLI and the docs read the
 same table.
 """
@@ -174,7 +174,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
 
 @dataclass(frozen=True, slots=True)
 class Variant:
-    """The full rules of one way to play: a name plus every option of rules.md section 3."""
+    """The full rules of one way to play: a name plus every option of docs/rules.md section 3."""
 
     name: str = "custom"
     min_players: int = 3

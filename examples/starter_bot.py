@@ -9,6 +9,7 @@ The arena POSTs a JSON object with "protocol": "ohhell/1" and a "type":
   bid     answer {"bid": <one of request["legal"]>}
   play    answer {"card": <one of request["legal"]>}
   result  the match is over; the answer is ignored
+Any other type is news this bot does not know: it answers {} and carries on.
 Edit choose_bid and choose_card to make it play better.
 """
 
@@ -83,7 +84,7 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
         return {"card": choose_card(request)}
     if kind == "hello":
         return {"name": "starter bot", "ok": True}
-    return {"ok": True}
+    return {}  # "result", or a type newer than this bot: nothing to answer
 
 
 def signature_ok(

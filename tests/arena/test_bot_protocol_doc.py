@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +16,7 @@ import pytest
 from arena.protocol import MESSAGE_TYPES, parse_bid, parse_card
 from arena.schemagen import SCHEMA_DIR
 from arena.signing import REQUEST_ID_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, sign_headers
+from arena.transport import encode_message, hello_message
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "bot-protocol.md"
 EXAMPLE = re.compile(r"<!-- example: ([a-z]+\.(?:request|response)) -->\n```json\n(.*?)\n```", re.S)
@@ -92,3 +96,117 @@ def test_the_documented_verifier_accepts_an_arena_request_once() -> None:
     )
     assert seen.first_time(request_id)
     assert not seen.first_time(request_id)
+
+
+def _test_vector() -> dict[str, str]:
+    match = re.search(r"<!-- signature test vector -->\n```\n(.*?)\n```", DOC.read_text(), re.S)
+    assert match, "the page shows a signature test vector"
+    return {
+        key.strip(): value.strip()
+        for key, value in (line.split(":", 1) for line in match.group(1).splitlines())
+    }
+
+
+def test_the_signature_test_vector_is_what_the_arena_signs() -> None:
+    vector = _test_vector()
+    body = vector["body"].encode()
+
+    assert sign_headers(
+        vector["secret"], body, now=int(vector["timestamp"]), request_id=vector["request id"]
+    ) == {
+        TIMESTAMP_HEADER: vector["timestamp"],
+        REQUEST_ID_HEADER: vector["request id"],
+        SIGNATURE_HEADER: vector["signature"],
+    }
+    assert body == encode_message(hello_message(3000))  # a real hello, byte for byte
+    assert f"{len(body)} bytes exactly" in DOC.read_text()
+
+
+def test_the_documented_python_verifier_accepts_the_test_vector_at_its_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    vector = _test_vector()
+    signature_ok = _documented_verifier()["signature_ok"]
+    args = (vector["timestamp"], vector["request id"], vector["signature"])
+    monkeypatch.setattr(time, "time", lambda: int(vector["timestamp"]) + 10)
+
+    assert signature_ok(vector["secret"], vector["body"].encode(), *args)
+    assert not signature_ok("another-secret", vector["body"].encode(), *args)
+
+
+def _run_node(script: str) -> str:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not on PATH: the page's JavaScript samples are NOT tested")
+    done = subprocess.run(
+        [node, "-e", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_the_documented_javascript_verifier_and_vector_agree_with_the_arena() -> None:
+    match = re.search(
+        r"<!-- verifier: javascript -->\n```javascript\n(.*?)\n```", DOC.read_text(), re.S
+    )
+    assert match, "the page shows the JavaScript verifier"
+    vector = _test_vector()
+    body = b'{"protocol":"ohhell/1","type":"hello"}'
+    fresh = sign_headers("secret", body)
+    checks = {
+        "vector": [
+            vector["secret"],
+            vector["body"],
+            vector["timestamp"],
+            vector["request id"],
+            vector["signature"],
+        ],
+        "fresh": [
+            "secret",
+            body.decode(),
+            fresh[TIMESTAMP_HEADER],
+            fresh[REQUEST_ID_HEADER],
+            fresh[SIGNATURE_HEADER],
+        ],
+        "wrong secret": [
+            "other",
+            body.decode(),
+            fresh[TIMESTAMP_HEADER],
+            fresh[REQUEST_ID_HEADER],
+            fresh[SIGNATURE_HEADER],
+        ],
+    }
+    script = (
+        match.group(1)
+        + f"""
+const checks = {json.dumps(checks)};
+const realNow = Date.now;
+const out = {{}};
+for (const [name, [secret, body, ts, id, sig]] of Object.entries(checks)) {{
+  Date.now = name === "vector" ? () => (Number(ts) + 10) * 1000 : realNow;
+  out[name] = signatureOk(secret, Buffer.from(body, "utf8"), ts, id, sig);
+}}
+const seen = new SeenRequests();
+out.replay = [seen.firstTime(checks.fresh[3]), seen.firstTime(checks.fresh[3])];
+console.log(JSON.stringify(out));
+"""
+    )
+    assert json.loads(_run_node(script)) == {
+        "vector": True,
+        "fresh": True,
+        "wrong secret": False,
+        "replay": [True, False],
+    }
+
+
+def test_the_js_starter_bot_signs_the_test_vector_as_the_arena_does() -> None:
+    vector = _test_vector()
+    starter = Path(__file__).resolve().parents[2] / "examples" / "starter_bot.js"
+    script = (
+        f"const bot = require({json.dumps(str(starter))});"
+        f"console.log(bot.expectedSignature({json.dumps(vector['secret'])}, "
+        f"{json.dumps(vector['timestamp'])}, {json.dumps(vector['request id'])}, "
+        f"Buffer.from({json.dumps(vector['body'])})));"
+    )
+
+    assert _run_node(script).strip() == vector["signature"]

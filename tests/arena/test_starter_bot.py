@@ -10,6 +10,7 @@ import re
 import statistics
 import subprocess
 import sys
+import time
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
@@ -190,3 +191,21 @@ def test_the_starter_bot_refuses_a_replayed_request(starter_bot: str) -> None:
 
     assert _post(starter_bot, body, headers) == 200
     assert _post(starter_bot, body, headers) == 409
+
+
+def test_the_starter_bot_answers_a_type_it_does_not_know_with_an_empty_object(
+    starter_bot: str,
+) -> None:
+    (news,) = calls(starter_bot, [{"protocol": "ohhell/1", "type": "a-later-kind-of-news"}])
+
+    assert (news.status, news.data) == (200, {})
+
+
+@pytest.mark.parametrize("age_s", [301, -301])
+def test_the_starter_bot_refuses_a_timestamp_more_than_5_minutes_off(
+    starter_bot: str, age_s: int
+) -> None:
+    body = b'{"protocol":"ohhell/1","type":"hello"}'
+    headers = sign_headers(SECRET, body, now=time.time() - age_s)
+
+    assert _post(starter_bot, body, {**headers, "Content-Type": "application/json"}) == 401

@@ -1,4 +1,4 @@
-"""Who deals, how the cards are dealt and how trump is chosen (rules.md 1, 3.1, 3.3, 3.4).
+"""Who deals, how the cards are dealt and how trump is chosen (docs/rules.md 1, 3.1, 3.3, 3.4).
 
 A small reference model below re-does the dealing from the seed with its own code, so the
 engine's first dealer, hands and turned cards are checked card by card.
@@ -35,7 +35,7 @@ def ref_shuffle(rng: random.Random, count: int) -> list[int]:
 
 
 def ref_first_dealer(rng: random.Random, method: str, players: int) -> int:
-    """The first dealer as rules.md 3.3 describes it."""
+    """The first dealer as docs/rules.md 3.3 describes it."""
     if method == "random":
         return ref_draw(rng, players)
     if method == "draw":

@@ -1,4 +1,4 @@
-"""What a seat may know (rules.md section 4): its own hand and public facts, nothing hidden."""
+"""What a seat may know (docs/rules.md section 4): its own hand and public facts, nothing hidden."""
 
 from __future__ import annotations
 

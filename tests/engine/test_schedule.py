@@ -1,4 +1,4 @@
-"""Hand sizes and number of deals of every preset, from hand-written tables (rules.md 2, 3.2)."""
+"""Hand sizes and deal counts of every preset, from hand-written tables (docs/rules.md 2, 3.2)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ ASCENDING = {
     7: [1, 2, 3, 4, 5, 6, 7],
 }
 
-# preset -> players -> hand size of every deal, written out from rules.md section 2.
+# preset -> players -> hand size of every deal, written out from docs/rules.md section 2.
 EXPECTED: dict[str, dict[int, list[int]]] = {
     "oh-hell": OH_HELL,
     "blackout": OH_HELL,

@@ -1,4 +1,4 @@
-"""Deal scores, totals, the winner bonus, the target-score end and standings (rules.md 3.7, 3.8).
+"""Deal scores, totals, winner bonus, target-score end and standings (docs/rules.md 3.7, 3.8).
 
 Each rule is checked on ``engine.scoring`` directly and through a real deal whose tricks are
 known in advance: cards are played by a fixed policy that does not look at the bids, so the

@@ -275,7 +275,8 @@ def my_bot_ladder(request: HttpRequest, bot_id: int) -> HttpResponse:
 def write_bot(request: HttpRequest) -> HttpResponse:
     """How to write a bot: the first steps in order, the starter bot, the checker, the protocol."""
     context = {
-        "starter": protocol_doc.starter_bot_source(),
+        "starter": protocol_doc.starter_bot_source("starter_bot.py"),
+        "starter_js": protocol_doc.starter_bot_source("starter_bot.js"),
         "protocol": protocol_doc.protocol_html(),
         "schemas": protocol_doc.schema_names(),
         "loopback_allowed": settings.BOT_ALLOW_LOOPBACK,
@@ -285,14 +286,31 @@ def write_bot(request: HttpRequest) -> HttpResponse:
 
 
 @require_safe
-def starter_bot(request: HttpRequest) -> FileResponse:
-    """Download the starter bot."""
+def rules(request: HttpRequest) -> HttpResponse:
+    """The rules the engine plays, for bot authors."""
+    return render(request, "dashboard/rules.html", {"rules": protocol_doc.rules_html()})
+
+
+def _download(name: str) -> FileResponse:
+    starter = protocol_doc.STARTER_BOTS[name]
     return FileResponse(
-        protocol_doc.STARTER_BOT.open("rb"),
+        starter.path.open("rb"),
         as_attachment=True,
-        filename="starter_bot.py",
-        content_type="text/x-python; charset=utf-8",
+        filename=name,
+        content_type=f"{starter.content_type}; charset=utf-8",
     )
+
+
+@require_safe
+def starter_bot(request: HttpRequest) -> FileResponse:
+    """Download the Python starter bot."""
+    return _download("starter_bot.py")
+
+
+@require_safe
+def starter_bot_js(request: HttpRequest) -> FileResponse:
+    """Download the JavaScript starter bot."""
+    return _download("starter_bot.js")
 
 
 @require_safe

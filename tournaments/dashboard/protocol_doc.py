@@ -1,8 +1,13 @@
-"""The bot protocol document and the starter bot, as the "Write a bot" page serves them.
+"""The bot authors' documents and starter bots, as "Write a bot" and the rules page serve them.
 
-The page renders docs/bot-protocol.md itself, so it says exactly what the document says.
-Links in the document point at files of this repository; on the site they lead to the copies
-the site serves (the starter bot, the JSON Schemas) or, for other files, name the file.
+The pages render docs/bot-protocol.md and docs/rules.md themselves, so they say exactly what
+the documents say. Links in the documents point at files of this repository; on the site they
+lead to the copies the site serves (the other document, the starter bots, the JSON Schemas).
+A link to any other file is a mistake the tests catch; the page keeps its words and names the
+file rather than link to nothing.
+
+docker/Dockerfile copies docs/ and examples/ beside the packages, so these paths hold in the
+image as in a clone.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 import functools
 import re
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 import markdown
@@ -21,17 +27,46 @@ from markdown.treeprocessors import Treeprocessor
 
 from arena.schemagen import SCHEMA_DIR as SCHEMAS
 
-PROTOCOL_DOC = Path(settings.BASE_DIR) / "docs" / "bot-protocol.md"
-STARTER_BOT = Path(settings.BASE_DIR) / "examples" / "starter_bot.py"
+DOCS = Path(settings.BASE_DIR) / "docs"
+EXAMPLES = Path(settings.BASE_DIR) / "examples"
+PROTOCOL_DOC = DOCS / "bot-protocol.md"
+RULES_DOC = DOCS / "rules.md"
+STARTER_BOT = EXAMPLES / "starter_bot.py"
+STARTER_BOT_JS = EXAMPLES / "starter_bot.js"
 SCHEMA_NAME = re.compile(r"^[a-z]+\.(request|response)\.json$")
-# The document's headings start at level 1; on the page they sit below its own heading.
+# The documents' headings start at level 1; on the page they sit below its own heading.
 HEADING_BASE_LEVEL = 2
+
+
+@dataclass(frozen=True, slots=True)
+class StarterBot:
+    """A starter bot the site serves for download: its file, its URL name, its media type."""
+
+    path: Path
+    url_name: str
+    content_type: str
+
+
+STARTER_BOTS: dict[str, StarterBot] = {
+    "starter_bot.py": StarterBot(STARTER_BOT, "dashboard:starter-bot", "text/x-python"),
+    "starter_bot.js": StarterBot(STARTER_BOT_JS, "dashboard:starter-bot-js", "text/javascript"),
+}
+# The page that renders each document, and the id of the document's element on it.
+_PAGES = {
+    "docs/bot-protocol.md": ("dashboard:write-bot", "protocol"),
+    "docs/rules.md": ("dashboard:rules", "rules"),
+}
 
 __all__ = [
     "PROTOCOL_DOC",
+    "RULES_DOC",
     "SCHEMAS",
     "STARTER_BOT",
+    "STARTER_BOTS",
+    "STARTER_BOT_JS",
+    "StarterBot",
     "protocol_html",
+    "rules_html",
     "schema_names",
     "starter_bot_source",
 ]
@@ -43,7 +78,7 @@ def schema_names() -> list[str]:
 
 
 def _repo_path(href: str) -> str:
-    """The repository file a link of docs/bot-protocol.md names, e.g. ``arena/signing.py``."""
+    """The repository file a link of a document in docs/ names, e.g. ``examples/starter_bot.py``."""
     parts: list[str] = []
     for part in PurePosixPath("docs", href.partition("#")[0]).parts:
         if part == "..":  # PurePosixPath keeps "..": resolve it here
@@ -54,15 +89,17 @@ def _repo_path(href: str) -> str:
     return "/".join(parts)
 
 
-def _site_link(href: str) -> str | None:
-    """Where a repository-relative link of the document leads on the site, or None."""
+def _site_link(href: str, page: str) -> str | None:
+    """Where a repository-relative link of the document ``page`` leads on the site, or None."""
     file, anchor = _repo_path(href), href.partition("#")[2]
-    if file == "examples/starter_bot.py":
-        return reverse("dashboard:starter-bot")
-    if file == "docs/bot-protocol.md":
-        return f"#{anchor}" if anchor else "#protocol"
+    fragment = f"#{anchor}" if anchor else ""
+    if file in _PAGES:
+        url_name, element = _PAGES[file]
+        return (reverse(url_name) if file != page else "") + (fragment or f"#{element}")
+    if file.startswith("examples/") and file.removeprefix("examples/") in STARTER_BOTS:
+        return reverse(STARTER_BOTS[file.removeprefix("examples/")].url_name)
     if file == "arena/schemas":
-        return "#schemas"
+        return reverse("dashboard:write-bot") + "#schemas"
     if file.startswith("arena/schemas/") and file.removeprefix("arena/schemas/") in schema_names():
         return reverse("dashboard:protocol-schema", args=[file.removeprefix("arena/schemas/")])
     return None
@@ -71,17 +108,20 @@ def _site_link(href: str) -> str | None:
 class _SiteLinks(Treeprocessor):
     """Point links at what the site serves; name the repository file where it serves none."""
 
+    def __init__(self, md: markdown.Markdown, page: str) -> None:
+        super().__init__(md)
+        self.page = page
+
     def run(self, root: ET.Element) -> None:
         for parent in root.iter():
             for child in list(parent):
                 href = child.get("href") if child.tag == "a" else None
                 if not href or href.startswith(("#", "http://", "https://", "mailto:")):
                     continue
-                target = _site_link(href)
+                target = _site_link(href, self.page)
                 if target is not None:
                     child.set("href", target)
                     continue
-                # A file the site does not serve: keep the words, say where it lives.
                 child.tag = "span"
                 child.attrib.clear()
                 child.set("class", "repo-file")
@@ -89,15 +129,19 @@ class _SiteLinks(Treeprocessor):
 
 
 class _SiteLinksExtension(Extension):
+    def __init__(self, page: str) -> None:
+        super().__init__()
+        self.page = page
+
     def extendMarkdown(self, md: markdown.Markdown) -> None:
-        md.treeprocessors.register(_SiteLinks(md), "site_links", 0)
+        md.treeprocessors.register(_SiteLinks(md, self.page), "site_links", 0)
 
 
-@functools.lru_cache(maxsize=2)
-def _render(text: str) -> str:
+@functools.lru_cache(maxsize=4)
+def _render(text: str, page: str) -> str:
     return markdown.markdown(
         text,
-        extensions=["tables", "fenced_code", "toc", _SiteLinksExtension()],
+        extensions=["tables", "fenced_code", "toc", _SiteLinksExtension(page)],
         extension_configs={"toc": {"baselevel": HEADING_BASE_LEVEL}},
         output_format="html",
     )
@@ -105,10 +149,15 @@ def _render(text: str) -> str:
 
 def protocol_html() -> SafeString:
     """docs/bot-protocol.md as HTML, headings from level 2, links pointing at the site."""
-    # The document is this repository's own text, not anything a user or bot sent.
-    return mark_safe(_render(PROTOCOL_DOC.read_text(encoding="utf-8")))
+    # The documents are this repository's own text, not anything a user or bot sent.
+    return mark_safe(_render(PROTOCOL_DOC.read_text(encoding="utf-8"), "docs/bot-protocol.md"))
 
 
-def starter_bot_source() -> str:
-    """The starter bot's source, to show on the page."""
-    return STARTER_BOT.read_text(encoding="utf-8")
+def rules_html() -> SafeString:
+    """docs/rules.md as HTML, headings from level 2, links pointing at the site."""
+    return mark_safe(_render(RULES_DOC.read_text(encoding="utf-8"), "docs/rules.md"))
+
+
+def starter_bot_source(name: str = "starter_bot.py") -> str:
+    """A starter bot's source, to show on the page."""
+    return STARTER_BOTS[name].path.read_text(encoding="utf-8")

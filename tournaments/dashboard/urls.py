@@ -33,6 +33,8 @@ urlpatterns = [
     path("my/bots/<int:bot_id>/verify/", authors.my_bot_verify, name="my-bot-verify"),
     path("my/bots/<int:bot_id>/ladder/", authors.my_bot_ladder, name="my-bot-ladder"),
     path("write-a-bot/", authors.write_bot, name="write-bot"),
+    path("write-a-bot/rules/", authors.rules, name="rules"),
     path("write-a-bot/starter_bot.py", authors.starter_bot, name="starter-bot"),
+    path("write-a-bot/starter_bot.js", authors.starter_bot_js, name="starter-bot-js"),
     path("write-a-bot/schemas/<str:name>", authors.protocol_schema, name="protocol-schema"),
 ]
