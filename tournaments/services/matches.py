@@ -53,8 +53,8 @@ from django.utils import timezone
 
 from arena.faults import safe_text
 from arena.match import MatchOutcome, play_match
+from arena.runtime import RunStopped, StopSignal, worker_loop
 from arena.seats import HttpSeat
-from arena.transport import RunStopped, StopSignal, worker_loop
 from config.celery_app import app as celery_app
 from engine.variant import Variant as EngineVariant
 from tournaments.errors import ApplicationError
