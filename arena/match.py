@@ -36,7 +36,7 @@ from arena.protocol import (
 from arena.transport import CallResult
 from engine.game import Game, Phase
 from engine.observation import observe
-from engine.scoring import shared_ranks
+from engine.scoring import rating_ranks
 from engine.variant import Bidding, Variant
 
 # Read once per decision or more: on Python 3.11 a member read off its Enum class costs several
@@ -165,16 +165,6 @@ class MatchOutcome:
             "duration_s": self.duration_s,
             "seats": [s.to_dict() for s in self.seats],
         }
-
-
-def rating_ranks(totals: Sequence[int], disqualified: Sequence[bool]) -> list[int]:
-    """Rank seats for ratings: by total among those still in, then every disqualified seat."""
-    kept = [s for s in range(len(totals)) if not disqualified[s]]
-    kept_ranks = shared_ranks([totals[s] for s in kept])
-    ranks = [len(kept) + 1] * len(totals)
-    for s, r in zip(kept, kept_ranks, strict=True):
-        ranks[s] = r
-    return ranks
 
 
 class MatchRunner:

@@ -63,8 +63,9 @@ from arena.limits import Limits  # noqa: E402
 from arena.match import MatchRunner, play_match  # noqa: E402
 from arena.netpolicy import NetworkPolicy  # noqa: E402
 from arena.protocol import MessageType, decision_message  # noqa: E402
+from arena.runtime import WorkerLoop, worker_loop  # noqa: E402
 from arena.seats import HttpSeat  # noqa: E402
-from arena.transport import BotClient, CallResult, WorkerLoop, encode_message, worker_loop  # noqa: E402
+from arena.transport import BotClient, CallResult, encode_message  # noqa: E402
 from engine.game import Game, Phase  # noqa: E402
 from engine.presets import preset  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""Deal scores (docs/rules.md 3.7) and final standings (3.8)."""
+"""Deal scores (docs/rules.md 3.7), final standings (3.8) and the ranks a match gives ratings."""
 
 from __future__ import annotations
 
@@ -62,6 +62,16 @@ def deal_score(variant: Variant, bid: int, taken: int, tricks: int) -> int:
 def shared_ranks(totals: Sequence[int]) -> list[int]:
     """Rank totals highest first; equal totals share a rank (1, 2, 2, 4)."""
     return [1 + sum(1 for other in totals if other > mine) for mine in totals]
+
+
+def rating_ranks(totals: Sequence[int], disqualified: Sequence[bool]) -> list[int]:
+    """Rank seats for ratings: by total among those still in, then every disqualified seat."""
+    kept = [s for s in range(len(totals)) if not disqualified[s]]
+    kept_ranks = shared_ranks([totals[s] for s in kept])
+    ranks = [len(kept) + 1] * len(totals)
+    for s, r in zip(kept, kept_ranks, strict=True):
+        ranks[s] = r
+    return ranks
 
 
 def winners(totals: Sequence[int]) -> list[int]:

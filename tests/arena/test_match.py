@@ -14,7 +14,7 @@ import orjson
 import pytest
 
 from arena.limits import Limits
-from arena.match import MatchRunner, play_match, rating_ranks
+from arena.match import MatchRunner, play_match
 from arena.netpolicy import NetworkPolicy
 from arena.protocol import fallback_bid, fallback_card
 from arena.schemagen import SCHEMA_DIR
@@ -300,8 +300,3 @@ def test_the_committed_schemas_match_the_code() -> None:
 def test_fallbacks_are_the_lowest_bid_and_the_lowest_card() -> None:
     assert fallback_bid((1, 2, 3)) == 1
     assert fallback_card(("AS", "2H", "2C", "KD")) == "2C"
-
-
-def test_disqualified_seats_rank_last_for_ratings_and_ties_are_shared() -> None:
-    assert rating_ranks([50, 40, 40, 90], [False, False, False, True]) == [1, 2, 2, 4]
-    assert rating_ranks([10, 20, 30], [True, True, False]) == [2, 2, 1]

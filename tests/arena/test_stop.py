@@ -17,8 +17,8 @@ from arena.faults import BotFault
 from arena.limits import Limits
 from arena.match import play_match
 from arena.netpolicy import NetworkPolicy
+from arena.runtime import RunStopped, StopSignal, WorkerLoop
 from arena.seats import HttpSeat
-from arena.transport import RunStopped, StopSignal, WorkerLoop
 from engine.presets import preset
 from tests.arena.hostile_bots import http_response, polite_answer, read_request
 

@@ -10,7 +10,14 @@ from __future__ import annotations
 import pytest
 
 from engine import Game, Variant, preset
-from engine.scoring import deal_score, made_score, made_zero_score, missed_score, shared_ranks
+from engine.scoring import (
+    deal_score,
+    made_score,
+    made_zero_score,
+    missed_score,
+    rating_ranks,
+    shared_ranks,
+)
 from engine.variant import Made, MadeZero, Missed
 from tests.engine.support import play_deal, random_game, tricks_with_fixed_play
 
@@ -213,6 +220,11 @@ def test_equal_totals_share_a_rank() -> None:
     assert shared_ranks([10, 20, 20, 5]) == [3, 1, 1, 4]
     assert shared_ranks([7, 7, 7]) == [1, 1, 1]
     assert shared_ranks([1, 2, 3, 4]) == [4, 3, 2, 1]
+
+
+def test_disqualified_seats_rank_last_for_ratings_and_ties_are_shared() -> None:
+    assert rating_ranks([50, 40, 40, 90], [False, False, False, True]) == [1, 2, 2, 4]
+    assert rating_ranks([10, 20, 30], [True, True, False]) == [2, 2, 1]
 
 
 def test_standings_list_seats_by_rank_with_shared_ranks() -> None:

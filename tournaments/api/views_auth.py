@@ -10,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from tournaments.api.serializers import SignUpInput, TokenInput, TokenOutput, UserOutput
+from tournaments.api.serializers.auth import SignUpInput, TokenInput, TokenOutput, UserOutput
 from tournaments.errors import ApplicationError
 from tournaments.services.users import user_sign_up, user_token
 

@@ -14,7 +14,7 @@ from rest_framework.reverse import reverse
 
 from tournaments.api.filters import BotFilter
 from tournaments.api.permissions import IsOwnerOrReadOnly
-from tournaments.api.serializers import (
+from tournaments.api.serializers.bots import (
     BotInput,
     BotNewVersionInput,
     BotOutput,

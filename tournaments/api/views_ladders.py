@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from tournaments.api.permissions import IsStaffOrReadOnly
-from tournaments.api.serializers_competitions import LadderInput, LadderOutput
+from tournaments.api.serializers.ladders import LadderInput, LadderOutput
 from tournaments.models import Ladder
 from tournaments.selectors.ladders import ladder_list
 from tournaments.services.ladders import ladder_create, ladder_pause, ladder_resume

@@ -21,7 +21,7 @@ from tournaments.api.csv_export import (
     as_download,
 )
 from tournaments.api.filters import MatchFilter
-from tournaments.api.serializers_competitions import MatchDetailOutput, MatchOutput
+from tournaments.api.serializers.matches import MatchDetailOutput, MatchOutput
 from tournaments.models import Match
 from tournaments.selectors.matches import match_detail_list, match_list, match_replay
 

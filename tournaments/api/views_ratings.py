@@ -23,7 +23,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from tournaments.api.bodies import error_body
-from tournaments.api.serializers_competitions import (
+from tournaments.api.serializers.ratings import (
     BotRatingOutput,
     BotRatingsQuery,
     LeaderboardQuery,

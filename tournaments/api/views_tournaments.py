@@ -21,8 +21,8 @@ from tournaments.api.csv_export import (
 )
 from tournaments.api.filters import TournamentFilter
 from tournaments.api.permissions import IsOrganiserOrReadOnly
-from tournaments.api.serializers_competitions import (
-    MatchOutput,
+from tournaments.api.serializers.matches import MatchOutput
+from tournaments.api.serializers.tournaments import (
     ProgressOutput,
     StandingsOutput,
     TournamentDetailOutput,

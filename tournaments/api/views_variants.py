@@ -10,7 +10,7 @@ from rest_framework.response import Response
 
 from tournaments.api.filters import VariantFilter
 from tournaments.api.permissions import IsOrganiserOrReadOnly
-from tournaments.api.serializers import VariantDetailOutput, VariantInput, VariantOutput
+from tournaments.api.serializers.variants import VariantDetailOutput, VariantInput, VariantOutput
 from tournaments.models import Variant, signed_in
 from tournaments.selectors.variants import variant_list
 from tournaments.services.variants import variant_create

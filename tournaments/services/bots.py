@@ -15,7 +15,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from arena.faults import ArenaError, BotFault, safe_text
-from arena.transport import BotClient, hello_once
+from arena.runtime import hello_once
+from arena.transport import BotClient
 from tournaments import dispatch
 from tournaments.dispatch import Task
 from tournaments.errors import ApplicationError, ConflictError, UnavailableError

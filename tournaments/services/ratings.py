@@ -26,7 +26,7 @@ from django.db import connection, transaction
 from django.db.models import Exists, Field, Max, Model, OuterRef, Q
 from django.utils import timezone
 
-from arena.match import rating_ranks
+from engine.scoring import rating_ranks
 from tournaments.cache_keys import leaderboard_generation_key
 from tournaments.formats import DuplicateResult, duplicate_differences
 from tournaments.models import (

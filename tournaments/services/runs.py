@@ -26,8 +26,8 @@ from django.db import (
 )
 
 from arena.match import MatchOutcome, play_match
+from arena.runtime import RunStopped, StopSignal, worker_loop
 from arena.seats import HttpSeat
-from arena.transport import RunStopped, StopSignal, worker_loop
 from engine.variant import Variant as EngineVariant
 from tournaments import dispatch
 from tournaments.dispatch import Task

@@ -1,51 +1,13 @@
-"""Input validation and output shapes; no business rules here."""
+"""Bots: registering and changing one, how anyone sees it, and its health checks."""
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
-from django.contrib.auth import get_user_model
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from tournaments.models import Bot, BotHealthCheck, HealthCheckStatus, Variant, sees_bot_privately
+from tournaments.api.serializers.fields import StrictBooleanField, StrictCharField
+from tournaments.models import Bot, BotHealthCheck, HealthCheckStatus, sees_bot_privately
 from tournaments.netpolicy import MAX_URL_LENGTH
-from tournaments.selectors.variants import variant_rules
-
-
-class StrictCharField(serializers.CharField):
-    """A string field that refuses numbers and booleans instead of converting them."""
-
-    def to_internal_value(self, data: Any) -> str:
-        if not isinstance(data, str):
-            self.fail("invalid")
-        return super().to_internal_value(data)
-
-
-class SignUpInput(serializers.Serializer):
-    username = StrictCharField(max_length=150)
-    password = StrictCharField(max_length=128, write_only=True, trim_whitespace=False)
-    email = serializers.EmailField(required=False, allow_blank=True, max_length=254)
-
-
-class TokenInput(serializers.Serializer):
-    username = StrictCharField(max_length=150)
-    password = StrictCharField(max_length=128, write_only=True, trim_whitespace=False)
-
-
-class TokenOutput(serializers.Serializer):
-    token = serializers.CharField()
-    username = serializers.CharField()
-
-
-class StrictBooleanField(serializers.BooleanField):
-    """A JSON true or false; strings and numbers are refused instead of guessed at."""
-
-    def to_internal_value(self, data: Any) -> bool:
-        if not isinstance(data, bool):
-            self.fail("invalid", input=data)
-        return data
 
 
 class BotInput(serializers.Serializer):
@@ -146,52 +108,3 @@ class BotWithSecretOutput(BotOutput):
 
     def get_secret(self, bot: Bot) -> str:
         return self.context["secret"]
-
-
-class VariantInput(serializers.Serializer):
-    name = StrictCharField(max_length=64)
-    base = StrictCharField(max_length=64)
-    options = serializers.DictField(child=serializers.JSONField(), allow_empty=True, default=dict)
-    description = StrictCharField(max_length=1000, required=False, allow_blank=True)
-
-    def validate_options(self, value: dict[str, Any]) -> dict[str, Any]:
-        if len(value) > 64:
-            raise serializers.ValidationError("Too many options.")
-        # Stored as jsonb, which cannot hold NUL; the engine never accepts one anyway.
-        if "\\u0000" in json.dumps(value):
-            raise serializers.ValidationError("Null characters are not allowed.")
-        return value
-
-
-class VariantOutput(serializers.ModelSerializer):
-    created_by = serializers.CharField(source="created_by.username", default=None, read_only=True)
-
-    class Meta:
-        model = Variant
-        fields = ["name", "base", "is_preset", "description", "created_by", "created_at"]
-
-
-class VariantRulesOutput(serializers.Serializer):
-    valid = serializers.BooleanField()
-    problem = serializers.CharField()
-    min_players = serializers.IntegerField(required=False)
-    max_players = serializers.IntegerField(required=False)
-    rules = serializers.ListField(child=serializers.CharField())
-    options_help = serializers.DictField(child=serializers.CharField())
-
-
-class VariantDetailOutput(VariantOutput):
-    rules = serializers.SerializerMethodField()
-
-    class Meta(VariantOutput.Meta):
-        fields = [*VariantOutput.Meta.fields, "options", "rules"]
-
-    @extend_schema_field(VariantRulesOutput)
-    def get_rules(self, variant: Variant) -> dict[str, Any]:
-        return variant_rules(variant=variant)
-
-
-class UserOutput(serializers.ModelSerializer):
-    class Meta:
-        model = get_user_model()
-        fields = ["id", "username", "email"]
