@@ -2,8 +2,8 @@
 
 With nothing set, the project runs on embedded defaults (SQLite under var/, Celery tasks run
 in-process, a development secret key) and says so in one line at start-up. A deployment sets
-DATABASE_URL, REDIS_URL, SECRET_KEY and DEBUG=0; every variable is listed in the README and in
-docker/.env.example.
+DATABASE_URL, REDIS_URL, SECRET_KEY and DEBUG=0; every variable is listed in
+docs/operations.md and in docker/.env.example.
 """
 
 from __future__ import annotations

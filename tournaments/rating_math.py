@@ -32,7 +32,7 @@ PRESET_RATING_PARAMS: dict[str, dict[str, float]] = {
 
 @dataclass(frozen=True, slots=True)
 class RatingParams:
-    """TrueSkill parameters of one variant; the defaults are documented in the README."""
+    """TrueSkill parameters of one variant; the defaults are documented in docs/tournaments.md."""
 
     mu: float = DEFAULT_MU
     sigma: float = DEFAULT_SIGMA

@@ -20,7 +20,7 @@ class TournamentFormat(models.TextChoices):
     LADDER = "ladder", "continuous ladder"
 
 
-# What ``rounds`` means in each format: the API schema's help text and the README say these
+# What ``rounds`` means in each format: the API schema's help text and docs/tournaments.md say these
 # words (a test compares them).
 ROUNDS_MEANING: dict[str, str] = {
     TournamentFormat.ROUND_ROBIN: (
@@ -57,9 +57,9 @@ RANKING_RULE: dict[str, str] = {
 }
 
 
-# How each format deals its matches: the API schema's help text of ``format``, the README and
-# the tournament page say these words (a test compares them). Duplicate replays deals, which a
-# bot can remember, so its words say who it is for.
+# How each format deals its matches: the API schema's help text of ``format``,
+# docs/tournaments.md and the tournament page say these words (a test compares them).
+# Duplicate replays deals, which a bot can remember, so its words say who it is for.
 FRESH_DEALS = "every match is dealt from a seed of its own"
 DEALS: dict[str, str] = {
     TournamentFormat.ROUND_ROBIN: FRESH_DEALS,

@@ -116,7 +116,7 @@ class Command(BaseCommand):
             if time.monotonic() > deadline:
                 raise CommandError(
                     "the tournament did not finish in time; is a worker running? "
-                    "(./run starts one; see the README)"
+                    "(./run starts one; see docs/operations.md)"
                 )
             time.sleep(0.5)
 
