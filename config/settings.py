@@ -116,6 +116,24 @@ if _db.engine.endswith("sqlite3"):
     # A rating history index carries extra columns on PostgreSQL (index-only pages of a bot's
     # history, tournaments/models/ratings.py); SQLite builds it on its key columns alone.
     SILENCED_SYSTEM_CHECKS = ["models.W040"]
+# PostgreSQL connections are pooled per process (Django's psycopg pool): Celery closes a
+# worker's connections before and after every task, and a match's heartbeat runs on a thread of
+# its own, so without a pool each match opened several new connections. Pooled, a closed
+# connection goes back to the pool, and a process holds at most DB_POOL_MAX_SIZE, however many
+# matches it plays (a match hands its connection back while it waits on bots). 0 turns pooling
+# off; DB_CONN_MAX_AGE then keeps each thread's connection instead.
+DB_POOL_MAX_SIZE = env_int("DB_POOL_MAX_SIZE", 10, minimum=0, maximum=1000)
+_conn_max_age = env_int("DB_CONN_MAX_AGE", 600, minimum=0)
+if _db.engine.endswith("postgresql") and DB_POOL_MAX_SIZE:
+    # CONN_HEALTH_CHECKS below has the pool check each connection as it is handed out, so one
+    # the server dropped while it sat in the pool is replaced, not used.
+    _db_options["pool"] = {
+        "min_size": 1,
+        "max_size": DB_POOL_MAX_SIZE,
+        # Waiting longer than this for a free connection is an error, not a hang.
+        "timeout": env_int("DB_POOL_TIMEOUT", 30, minimum=1, maximum=3600),
+    }
+    _conn_max_age = 0  # the pool keeps connections; Django refuses both at once
 DATABASES = {
     "default": {
         "ENGINE": _db.engine,
@@ -125,7 +143,7 @@ DATABASES = {
         "HOST": _db.host,
         "PORT": _db.port,
         "OPTIONS": _db_options,
-        "CONN_MAX_AGE": env_int("DB_CONN_MAX_AGE", 600, minimum=0),
+        "CONN_MAX_AGE": _conn_max_age,
         "CONN_HEALTH_CHECKS": True,
     }
 }

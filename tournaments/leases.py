@@ -21,6 +21,14 @@ log = logging.getLogger(__name__)
 HEARTBEAT_SECONDS = 5
 
 
+def hand_back_connection() -> None:
+    """Return this thread's database connection to the pool while the thread waits on something
+    else (bots, the next beat), so a process's open connections do not grow with the matches it
+    plays (config/settings.py pools them). Unpooled, or inside a transaction, it is kept."""
+    if connection.settings_dict["OPTIONS"].get("pool") and not connection.in_atomic_block:
+        connection.close()
+
+
 def claim_token() -> str:
     """A token unique to this attempt: host, process and a random part."""
     return f"{socket.gethostname()[:100]}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
@@ -62,6 +70,7 @@ class Heartbeat:
                         if self._on_false is not None:
                             self._on_false()
                         return
+                    hand_back_connection()
                 except DatabaseError as exc:
                     # A dropped connection or a database restart: beat again on a fresh
                     # connection next time rather than let the sweeper take a healthy match.

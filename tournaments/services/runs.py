@@ -31,7 +31,7 @@ from arena.seats import HttpSeat
 from engine.variant import Variant as EngineVariant
 from tournaments import dispatch
 from tournaments.dispatch import Task
-from tournaments.leases import Heartbeat, claim_token
+from tournaments.leases import Heartbeat, claim_token, hand_back_connection
 from tournaments.models import Match, MatchStatus
 from tournaments.netpolicy import arena_network_check, bot_limits, bot_network_policy
 from tournaments.services.matches import match_claim, match_fail_attempt, match_heartbeat
@@ -78,6 +78,7 @@ def match_play(*, match_id: int, stop: StopSignal | None = None) -> MatchOutcome
     http_seats = [
         HttpSeat(client, s.bot.endpoint_url, s.bot.secret, label=s.bot.name) for s in seats
     ]
+    hand_back_connection()  # the match may wait on its bots for minutes
     return loop.run(
         play_match(
             variant=variant,
