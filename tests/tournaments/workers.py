@@ -16,7 +16,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from config.settings import EMBEDDED_NOTED
+from config.startup import EMBEDDED_NOTED
 
 ROOT = Path(__file__).resolve().parents[2]
 
