@@ -24,7 +24,7 @@ from arena.faults import (
     RequestEncodingError,
 )
 from arena.limits import Limits
-from arena.match import MatchOutcome, play_match
+from arena.match import MatchOutcome, Seat, play_match
 from arena.netpolicy import NetworkPolicy
 from arena.seats import HttpSeat, LocalSeat
 from arena.signing import verify_signature
@@ -334,7 +334,7 @@ def test_matches_from_many_threads_run_at_once_on_one_loop_and_one_pool() -> Non
     with GateBot(wanted=matches) as bot:
 
         def play(seed: int) -> MatchOutcome:
-            seats = [HttpSeat(client, bot.url, "s", label="gate")]
+            seats: list[Seat] = [HttpSeat(client, bot.url, "s", label="gate")]
             seats += [LocalSeat(make_player("random", seed + i)) for i in range(3)]
             return loop.run(
                 play_match(

@@ -71,7 +71,7 @@ def _waiting_rotation(match: Match) -> bool:
     return (
         match.duplicate_group != ""
         and Match.objects.filter(
-            ladder_id=match.ladder_id,
+            ladder=match.ladder,
             duplicate_group=match.duplicate_group,
             status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING],
         ).exists()
@@ -183,6 +183,7 @@ def test_matches_end_once_and_ratings_equal_a_recompute_through_kills_and_outage
     for pk, sequence, unit, group in Match.objects.filter(rated=True).values_list(
         "pk", "rating_sequence", "rating_group", "duplicate_group"
     ):
+        assert sequence is not None  # a rated match has its place in the rating order
         units.setdefault(unit or f"match {pk}", []).append(sequence)
         if group:
             rated_as.setdefault(group, set()).add(unit)

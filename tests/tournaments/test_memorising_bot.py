@@ -53,7 +53,9 @@ def world(
     presets, make_bot, owner, staff, example_bots, loopback_allowed, settings
 ) -> Iterator[World]:
     settings.LADDER_MATCHES_IN_FLIGHT = 1
-    ladder_pause(ladder=ladder_ensure_default())  # the oh-hell ladder would seat the bots too
+    oh_hell_ladder = ladder_ensure_default()
+    assert oh_hell_ladder is not None
+    ladder_pause(ladder=oh_hell_ladder)  # the oh-hell ladder would seat the bots too
     variant = variant_create(
         user=staff,
         name="three-five-card-deals",

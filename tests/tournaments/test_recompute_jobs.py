@@ -26,7 +26,7 @@ from .workers import database_url, wait_for
 
 URL = "/api/ratings/recompute/"
 on_postgres_and_redis = pytest.mark.skipif(
-    not settings.REDIS_URL or settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"),
+    not settings.REDIS_URL or connection.vendor == "sqlite",
     reason="needs PostgreSQL and Redis: set DATABASE_URL and REDIS_URL",
 )
 

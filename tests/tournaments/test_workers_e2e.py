@@ -122,7 +122,8 @@ def test_two_workers_finishing_many_matches_give_the_ratings_of_a_sequential_rep
     matches = _queue_matches(variant, bots, 16)
     ids = [m.pk for m in matches]
     wait_for(lambda: _finished(ids) == 16, 180, "sixteen matches recorded and rated")
-    sequences = sorted(Match.objects.filter(pk__in=ids).values_list("rating_sequence", flat=True))
+    played = Match.objects.filter(pk__in=ids).order_by("rating_sequence")
+    sequences = list(played.values_list("rating_sequence", flat=True))
     assert sequences == list(range(1, 17))
     live = list(Rating.objects.order_by("bot_id").values_list("bot_id", "mu", "sigma", "matches"))
     assert ratings_recompute() == 16
@@ -194,6 +195,7 @@ def test_a_rating_writer_killed_inside_its_transaction_leaves_nothing_applied(oh
         text=True,
         start_new_session=True,
     )
+    assert writer.stdout is not None
     assert writer.stdout.readline().strip() == "applied 5"
     os.killpg(writer.pid, signal.SIGKILL)
     writer.wait(timeout=30)

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.db import connection
+from kombu import Queue
 
 from config.startup import EMBEDDED_NOTED
 
@@ -22,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # Tests with real workers, a broker and concurrent connections run on PostgreSQL and Redis only.
 needs_postgres_and_redis = pytest.mark.skipif(
-    not settings.REDIS_URL or settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"),
+    not settings.REDIS_URL or connection.vendor == "sqlite",
     reason="needs PostgreSQL and Redis: set DATABASE_URL and REDIS_URL (./run test does "
     "when they answer on 127.0.0.1)",
 )
@@ -30,9 +31,9 @@ needs_postgres_and_redis = pytest.mark.skipif(
 
 def database_url() -> str:
     """The URL of the test database, for processes started by a test."""
-    db = settings.DATABASES["default"]
+    db = connection.settings_dict
     auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
-    return f"postgres://{auth}@{db['HOST']}:{db['PORT']}/{connection.settings_dict['NAME']}"
+    return f"postgres://{auth}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
 
 
 def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
@@ -65,7 +66,7 @@ def purge_queue(queue: str) -> int:
     from config.celery_app import app
 
     with app.connection_for_write() as conn:
-        return int(conn.default_channel.queue_purge(queue) or 0)
+        return Queue(queue).bind(conn.default_channel).purge() or 0
 
 
 def drop_database_connections() -> int:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.db import connection
 
 from tests.browser import HOW_TO_ENABLE, find_chromium
 from tournaments.models import Bot, Match, MatchStatus
@@ -42,7 +43,7 @@ pytestmark = [
     pytest.mark.slow,
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(
-        not settings.REDIS_URL or settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"),
+        not settings.REDIS_URL or connection.vendor == "sqlite",
         reason="needs PostgreSQL and Redis for the worker processes: set DATABASE_URL and "
         "REDIS_URL (./run test does when they answer on 127.0.0.1)",
     ),

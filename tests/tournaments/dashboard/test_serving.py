@@ -117,6 +117,7 @@ def test_run_serve_with_debug_off_serves_styled_pages(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
         start_new_session=True,
     )
+    assert server.stderr is not None
     try:
         deadline = time.monotonic() + 240
         while True:

@@ -33,7 +33,7 @@ from tournaments.services.ratings import ratings_apply_pending
 from tournaments.services.tournaments import tournament_advance
 
 postgres_only = pytest.mark.skipif(
-    settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"),
+    connection.vendor == "sqlite",
     reason="needs PostgreSQL: set DATABASE_URL (./run test does when it answers)",
 )
 

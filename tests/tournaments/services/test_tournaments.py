@@ -142,7 +142,7 @@ def test_pause_holds_queued_matches_resume_releases_them_and_cancel_ends_it(
     bots = playing_bots(3)
     tournament = start_and_generate(_create(organiser, short, bots, "round_robin"))
     tournament_pause(tournament=tournament)
-    first = tournament.matches.order_by("pk").first()
+    first = tournament.matches.earliest("pk")
     assert match_run(match_id=first.pk) == "not-claimable"
     tournament_resume(tournament=tournament)
     assert match_run(match_id=first.pk) == "recorded"
