@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import json
 import socket
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -32,6 +31,7 @@ from arena.transport import BotClient, CallResult, call_once, hello_once, worker
 from engine.players import make_player
 from engine.presets import preset
 from tests.arena.hostile_bots import HostileBots
+from tests.support.loops import LoopServers
 
 LOOPBACK = NetworkPolicy(allow_loopback=True)
 LIMITS = Limits(time_limit_ms=150, grace_ms=100, max_response_bytes=64 * 1024)
@@ -267,21 +267,23 @@ def test_call_once_and_hello_once_work_from_synchronous_code(hostile_bots: Hosti
     assert hello.data["ok"] is True
 
 
-class GateBot:
+class GateBot(LoopServers):
     """A bot that holds every answer until ``wanted`` requests are in flight at once.
 
     Only calls made concurrently can open the gate, so it shows concurrency by an event rather
     than by timing; past ``give_up_s`` it answers anyway and the test sees the shortfall.
     """
 
+    wait_s = 30.0
+
     def __init__(self, wanted: int, give_up_s: float = 20.0) -> None:
+        super().__init__()
         self.wanted = wanted
         self.give_up_s = give_up_s
         self.in_flight = 0
         self.most_in_flight = 0
         self.peers: set[tuple[str, int]] = set()
         self.url = ""
-        self._loop = asyncio.new_event_loop()
         self._opened: asyncio.Event | None = None
 
     async def _handle(self, request: web.Request) -> web.Response:
@@ -301,27 +303,18 @@ class GateBot:
         key = {"bid": "bid", "play": "card"}.get(message["type"], "ok")
         return web.json_response({key: legal[0]})
 
-    def __enter__(self) -> GateBot:
-        async def start() -> str:
-            self._opened = asyncio.Event()
-            app = web.Application()
-            app.router.add_post("/", self._handle)
-            self._runner = web.AppRunner(app, access_log=None)
-            await self._runner.setup()
-            site = web.TCPSite(self._runner, "127.0.0.1", 0)
-            await site.start()
-            return f"http://127.0.0.1:{self._runner.addresses[0][1]}/"
+    async def _start(self) -> None:
+        self._opened = asyncio.Event()
+        app = web.Application()
+        app.router.add_post("/", self._handle)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.url = f"http://127.0.0.1:{self._runner.addresses[0][1]}/"
 
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
-        self._thread.start()
-        self.url = asyncio.run_coroutine_threadsafe(start(), self._loop).result(30)
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(30)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(30)
-        self._loop.close()
+    async def _stop(self) -> None:
+        await self._runner.cleanup()
 
 
 def test_matches_from_many_threads_run_at_once_on_one_loop_and_one_pool() -> None:

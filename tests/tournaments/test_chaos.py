@@ -11,9 +11,6 @@ MATCH_RESEND_SECONDS (config/settings.py).
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
 import time
 from collections import Counter
 
@@ -21,7 +18,12 @@ import pytest
 from django.utils import timezone
 
 from tests.tournaments.services.rating_world import assert_live_equals_recompute
-from tests.tournaments.workers import drop_database_connections, needs_postgres_and_redis, wait_for
+from tests.tournaments.workers import (
+    drop_database_connections,
+    kill_worker,
+    needs_postgres_and_redis,
+    wait_for,
+)
 from tournaments.models import (
     Bot,
     Ladder,
@@ -46,11 +48,6 @@ SWISS_ROUNDS = 4
 OUTAGE_SECONDS = 5
 # Generous bounds for a loaded machine; each is a deadline for an event, never a sleep.
 SETTLE_SECONDS = 600
-
-
-def _kill(process: subprocess.Popen) -> None:
-    os.killpg(process.pid, signal.SIGKILL)
-    process.wait(timeout=30)
 
 
 def _finished() -> int:
@@ -122,7 +119,7 @@ def test_matches_end_once_and_ratings_equal_a_recompute_through_kills_and_outage
 
     # 1. A worker killed with matches in play.
     wait_for(lambda: _running() >= 2, SETTLE_SECONDS, "matches of the tournament and the ladder")
-    _kill(first)
+    kill_worker(first)
     third = start_worker("third", concurrency=2, env=env)
 
     # 2. Redis killed (its queues die with it) and every database connection dropped.
@@ -140,7 +137,7 @@ def test_matches_end_once_and_ratings_equal_a_recompute_through_kills_and_outage
     # 4. Another worker killed with matches in play.
     _progress(1, "matches finished after the connections were dropped")
     wait_for(lambda: _running() >= 1, SETTLE_SECONDS, "a match in play")
-    _kill(second)
+    kill_worker(second)
     fourth = start_worker("fourth", concurrency=2, env=env)
 
     wait_for(
@@ -160,7 +157,7 @@ def test_matches_end_once_and_ratings_equal_a_recompute_through_kills_and_outage
     survivors = (third, fourth, beat)
     assert all(p.poll() is None for p in survivors), "a worker or beat exited"
     for process in survivors:  # nothing writes while the ratings are recomputed
-        _kill(process)
+        kill_worker(process)
 
     # The tournament: every round played, every match finished once.
     played = Match.objects.filter(tournament=tournament)

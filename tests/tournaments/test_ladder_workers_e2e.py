@@ -11,7 +11,7 @@ import itertools
 
 import pytest
 
-from tests.conftest import client_for
+from tests.support.users import client_for
 from tests.tournaments.workers import needs_postgres_and_redis, wait_for
 from tournaments.models import (
     Bot,

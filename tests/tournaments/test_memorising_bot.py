@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import pytest
 from django.contrib.auth.models import User
 
-from tests.conftest import client_for
+from tests.support.users import client_for
 from tests.tournaments.memorising import Memoriser, serve_memoriser
 from tests.tournaments.spying import Prediction, chance_tail, seat_hits
 from tournaments.models import Ladder, Match, MatchStatus, Replay, Variant

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
 from collections.abc import Iterator
 from datetime import timedelta
 
@@ -14,6 +11,7 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
+from tests.tournaments.workers import kill_worker
 from tournaments.models import RatingRecompute, RecomputeStatus
 from tournaments.services.ratings import (
     RATING_LOCK_KEY,
@@ -104,13 +102,6 @@ def test_a_request_answers_at_once_while_a_recompute_holds_the_rating_lock(
     assert response.json()["error"]["detail"]["recompute"]["id"] == job.pk
 
 
-def _kill(worker: subprocess.Popen) -> None:
-    """SIGKILL a worker and every process of its session."""
-    if worker.poll() is None:
-        os.killpg(worker.pid, signal.SIGKILL)
-    worker.wait(timeout=30)
-
-
 @pytest.mark.slow
 @on_postgres_and_redis
 @pytest.mark.django_db(transaction=True)
@@ -139,7 +130,7 @@ def test_a_recompute_whose_worker_was_killed_is_resumed_and_gives_the_live_ratin
             "the worker to start the recompute (it then waits for the rating lock)",
         )
     finally:
-        _kill(doomed)
+        kill_worker(doomed)
     again = staff_client.post(URL)  # the lock is still held: answered at once, naming the job
     assert again.status_code == 409
     assert again.json()["error"]["detail"]["recompute"]["id"] == job.pk
@@ -160,7 +151,7 @@ def test_a_recompute_whose_worker_was_killed_is_resumed_and_gives_the_live_ratin
             "the resumed recompute to finish",
         )
     finally:
-        _kill(rescuer)
+        kill_worker(rescuer)
     job.refresh_from_db()
     assert job.attempts == 2 and job.done == 4
     assert rating_snapshot() == live

@@ -21,7 +21,7 @@ from django.conf import settings
 from django.db import connection
 from rest_framework.authtoken.models import Token
 
-from tests.conftest import client_for
+from tests.support.users import client_for
 from tests.tournaments.spying import (
     Spy,
     chance_tail,
@@ -53,9 +53,9 @@ ORGANISER_SEED = 4242  # small enough for the spy to invert its commitment
 
 @pytest.fixture
 def spy_world(make_bot, organiser, loopback_allowed, example_bots, live_server):
-    from tests.conftest import _make_user
+    from tests.support.users import make_user
 
-    spy_owner = _make_user("spy-owner")
+    spy_owner = make_user("spy-owner")
     make_bot(spy_owner, name="spy-owners-other-bot", status="active")
     token, _ = Token.objects.get_or_create(user=spy_owner)
     spy = Spy(api=live_server.url, token=token.key)

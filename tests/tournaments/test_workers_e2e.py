@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from tests.tournaments.workers import database_url, needs_postgres_and_redis, wait_for
+from tests.tournaments.workers import database_url, kill_worker, needs_postgres_and_redis, wait_for
 from tournaments.models import Match, MatchSeat, MatchStatus, Rating, RatingHistory, Replay
 from tournaments.services.matches import match_create, match_sweep_stuck
 from tournaments.services.ratings import ratings_apply_pending, ratings_recompute
@@ -35,19 +35,14 @@ pytestmark = [
 ]
 
 
-def _kill(worker: subprocess.Popen) -> None:
-    os.killpg(worker.pid, signal.SIGKILL)
-    worker.wait(timeout=30)
-
-
 @pytest.fixture
 def table(playing_bots, presets):
     """A short variant and four active bots served over HTTP."""
-    from tests.conftest import _make_user
+    from tests.support.users import make_user
     from tournaments.services.variants import variant_create
 
     variant = variant_create(
-        user=_make_user("e2e-staff", is_staff=True),
+        user=make_user("e2e-staff", is_staff=True),
         name="e2e-short",
         base="oh-hell",
         options={"max_cards": 3, "order": "down"},
@@ -98,7 +93,7 @@ def test_a_worker_killed_mid_match_leaves_it_to_be_run_again_and_recorded_once(
         "the match to start",
     )
     time.sleep(0.5)
-    _kill(doomed)
+    kill_worker(doomed)
     assert Match.objects.get(pk=match.pk).status == MatchStatus.RUNNING
     wait_for(
         lambda: match_sweep_stuck(stale_after=timedelta(seconds=2))["requeued"] == 1,
@@ -144,10 +139,10 @@ def test_two_workers_finishing_many_matches_give_the_ratings_of_a_sequential_rep
 
 
 def test_a_rating_writer_killed_inside_its_transaction_leaves_nothing_applied(oh_hell):
-    from tests.conftest import _make_user
+    from tests.support.users import make_user
     from tournaments.models import Bot
 
-    owner = _make_user("rating-owner")
+    owner = make_user("rating-owner")
     bots = [
         Bot.objects.create(
             owner=owner,

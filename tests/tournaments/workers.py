@@ -3,6 +3,7 @@ a local worker on embedded defaults as ./run starts it."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -44,6 +45,14 @@ def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
             return
         time.sleep(0.2)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def kill_worker(worker: subprocess.Popen[bytes]) -> None:
+    """SIGKILL a worker and every process of its session, as a crash of the machine would."""
+    # The session may outlive its leader (a worker's pool); ProcessLookupError: nothing left.
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(worker.pid, signal.SIGKILL)
+    worker.wait(timeout=30)
 
 
 def queue_length(queue: str) -> int:

@@ -6,7 +6,7 @@ import pytest
 from rest_framework.response import Response
 from rest_framework.test import APIClient
 
-from tests.conftest import client_for
+from tests.support.users import client_for
 from tournaments.models import Bot, BotStatus, Tournament
 
 

@@ -9,7 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from tests.conftest import client_for
+from tests.support.users import client_for
 from tests.tournaments.api.support import draft_round_robin, error_of, started
 from tournaments.models import (
     Bot,

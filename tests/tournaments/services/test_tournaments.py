@@ -32,11 +32,11 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def short(db):
-    from tests.conftest import _make_user
+    from tests.support.users import make_user
     from tournaments.services.variants import variant_create
 
     return variant_create(
-        user=_make_user("maker", is_staff=True),
+        user=make_user("maker", is_staff=True),
         name="two-deals",
         base="oh-hell",
         options={"max_cards": 2, "order": "down", "first_dealer": "random"},
