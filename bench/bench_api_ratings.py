@@ -216,7 +216,11 @@ def _bot_ids() -> list[int]:
     return list(Bot.objects.values_list("pk", flat=True))
 
 
-def endpoints(bot_ids: list[int], bots: int) -> dict[str, Callable[[random.Random, int], str]]:
+# Makes a request path, given a random source and a page size.
+PathMaker = Callable[[random.Random, int], str]
+
+
+def endpoints(bot_ids: list[int], bots: int) -> dict[str, PathMaker]:
     """Label -> path maker (given a random source and a page size)."""
     deep = max(1, bots // 2 // 50)  # the middle of the board at page_size 50
     return {
@@ -231,13 +235,14 @@ def endpoints(bot_ids: list[int], bots: int) -> dict[str, Callable[[random.Rando
     }
 
 
-def count_queries(paths: dict[str, Callable], explain: bool) -> dict[str, list[int]]:
+def count_queries(paths: dict[str, PathMaker], explain: bool) -> dict[str, list[int]]:
     """SQL queries per request at page sizes 10 and 200 (in-process, the test client)."""
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
-    client, rng, out = Client(HTTP_HOST="127.0.0.1"), random.Random(7), {}
+    client, rng = Client(HTTP_HOST="127.0.0.1"), random.Random(7)
+    out: dict[str, list[int]] = {}
     for label, make in paths.items():
         out[label] = []
         for size in (10, 200):
@@ -255,7 +260,7 @@ def count_queries(paths: dict[str, Callable], explain: bool) -> dict[str, list[i
     return out
 
 
-def cpu_per_request(paths: dict[str, Callable], rounds: int, requests: int) -> None:
+def cpu_per_request(paths: dict[str, PathMaker], rounds: int, requests: int) -> None:
     """CPU time of the serving process per request, in-process (the Django test client, no
     network, no gunicorn): each endpoint against the anchor in paired rounds (ABBA order),
     every leaderboard page read from the database. Prints medians and the ratio's spread.
@@ -333,7 +338,12 @@ def main() -> None:
         speed.drop_database()
 
 
-def serve_and_measure(paths: dict[str, Callable], args: argparse.Namespace) -> None:
+def at_page_size(make: PathMaker, size: int) -> Callable[[random.Random], str]:
+    """The paths of ``make`` at one page size."""
+    return lambda r: make(r, size)
+
+
+def serve_and_measure(paths: dict[str, PathMaker], args: argparse.Namespace) -> None:
     """Throughput and latency through gunicorn, each endpoint paired with the anchor."""
     from django.db import connections
 
@@ -355,7 +365,7 @@ def serve_and_measure(paths: dict[str, Callable], args: argparse.Namespace) -> N
                 if cache_seconds == "0" and "leaderboard" not in label:
                     continue
                 result = bench_api.paired(
-                    lambda r, make=make: make(r, 50), args.rounds, args.seconds, args.connections
+                    at_page_size(make, 50), args.rounds, args.seconds, args.connections
                 )
                 print(result.row(label), flush=True)
         finally:

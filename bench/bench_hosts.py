@@ -490,7 +490,9 @@ def read_load(services: Services, queries: Queries) -> Load:
             "WHERE datname = current_database()"
         )
         commits, rows = cursor.fetchone()
-    info = redis.Redis(host=services.hub, port=services.redis_port).info("stats")
+    # redis-py types a command's answer as the asyncio client's too (Awaitable[Any] | Any).
+    hub = redis.Redis(host=services.hub, port=services.redis_port)
+    info: dict[str, Any] = hub.info("stats")  # type: ignore[assignment]
     # Counted after the statements above, so a difference of two reads holds its own two.
     return Load(commits, rows, int(info["total_commands_processed"]), services.bot_calls.value,
                 queries.count)  # fmt: skip

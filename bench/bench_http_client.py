@@ -40,6 +40,7 @@ class _BotProtocol(asyncio.Protocol):
     """Answer every POST with a fixed small JSON object, keeping the connection open."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)  # a TCP server's: it can write
         self.transport = transport
         sock = transport.get_extra_info("socket")
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)

@@ -44,7 +44,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-from bench.bench_ratings_quality import kendall_tau  # noqa: E402
+from bench_ratings_quality import order_counts  # noqa: E402
+
 from tournaments.formats.matchmaking import Candidate, pick_tables  # noqa: E402
 from tournaments.rating_math import (  # noqa: E402
     RatingParams,
@@ -125,7 +126,9 @@ def rank_error(bots: Sequence[Bot]) -> tuple[float, float]:
     by_truth = sorted(bots, key=lambda b: -b.strength)
     truth_rank = {b.id: i for i, b in enumerate(by_truth)}
     error = statistics.fmean(abs(i - truth_rank[b.id]) for i, b in enumerate(by_rating))
-    return error, kendall_tau([conservative(b.mu, b.sigma) for b in by_truth])
+    right, inverted = order_counts([conservative(b.mu, b.sigma) for b in by_truth])
+    pairs = len(bots) * (len(bots) - 1) // 2
+    return error, (right - inverted) / pairs  # Kendall's tau against the true order
 
 
 def simulate(
@@ -248,7 +251,7 @@ def main() -> None:
                 file=sys.stderr,
                 flush=True,
             )
-    rows = [
+    rows: list[tuple[str, Callable[[Result], float], int]] = [
         ("matches/bot/hour, median", lambda r: r.rate_p50, 2),
         ("matches/bot/hour, p10", lambda r: r.rate_p10, 2),
         ("matches/bot/hour, p90", lambda r: r.rate_p90, 2),
@@ -260,26 +263,19 @@ def main() -> None:
         ("newcomers still provisional at the end", lambda r: r.unsettled, 0),
     ]
     for checkpoint in checkpoints:
-        rows.append(
-            (
-                f"mean rank error after {checkpoint} matches",
-                lambda r, c=checkpoint: r.errors.get(c, (float("nan"), 0))[0],
-                1,
-            )
-        )
-        rows.append(
-            (
-                f"Kendall tau after {checkpoint} matches",
-                lambda r, c=checkpoint: r.errors.get(c, (0, float("nan")))[1],
-                3,
-            )
-        )
+        rows.append((f"mean rank error after {checkpoint} matches", error_at(checkpoint, 0), 1))
+        rows.append((f"Kendall tau after {checkpoint} matches", error_at(checkpoint, 1), 3))
     print()
     print(f"| figure (median of {args.rounds} rounds, min..max) | matchmaker | random |")
     print("|---|---|---|")
     for label, get, digits in rows:
         cells = [spread([get(r) for r in results[name]], digits) for name in POLICIES]
         print(f"| {label} | {cells[0]} | {cells[1]} |")
+
+
+def error_at(checkpoint: int, figure: int) -> Callable[[Result], float]:
+    """Read one figure of a run's ``errors`` at ``checkpoint`` (NaN where the run has none)."""
+    return lambda r: r.errors.get(checkpoint, (float("nan"), float("nan")))[figure]
 
 
 if __name__ == "__main__":

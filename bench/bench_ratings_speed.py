@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -67,7 +68,12 @@ def _tables(seats: int, count: int, rng: random.Random) -> list[tuple[list, list
     return tables
 
 
-def _contenders(params: RatingParams) -> dict[str, Callable[[list, list[int]], object]]:
+# A contender rates one table: (mu, sigma) by seat before, and ranks; the package answers with
+# its own rating groups, rating_math with (mu, sigma) pairs.
+Contender = Callable[[list[tuple[float, float]], list[int]], Sequence[Any]]
+
+
+def _contenders(params: RatingParams) -> dict[str, Contender]:
     env = trueskill.TrueSkill(
         mu=params.mu,
         sigma=params.sigma,
@@ -76,7 +82,7 @@ def _contenders(params: RatingParams) -> dict[str, Callable[[list, list[int]], o
         draw_probability=params.draw_probability,
     )
 
-    def package(before: list, ranks: list[int]) -> object:
+    def package(before: list[tuple[float, float]], ranks: list[int]) -> list[Any]:
         return env.rate([(trueskill.Rating(mu, sigma),) for mu, sigma in before], ranks=ranks)
 
     return {

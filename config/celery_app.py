@@ -3,6 +3,7 @@
 import os
 
 from celery import Celery
+from celery.signals import beat_init, celeryd_init
 from sqlalchemy import create_engine
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -10,6 +11,15 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 app = Celery("ohhell")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@celeryd_init.connect
+@beat_init.connect
+def say_embedded_defaults(**signal: object) -> None:
+    """A worker or beat starting says which embedded defaults it runs on."""
+    from config.startup import note_embedded_defaults
+
+    note_embedded_defaults()
 
 
 def route_task(

@@ -1,16 +1,14 @@
 """Django settings, read from the environment.
 
 With nothing set, the project runs on embedded defaults (SQLite under var/, Celery tasks run
-in-process, a development secret key) and says so in one line at start-up. A deployment sets
-DATABASE_URL, REDIS_URL, SECRET_KEY and DEBUG=0; every variable is listed in
-docs/operations.md and in docker/.env.example.
+in-process, a development secret key) and a server says so in one line when it starts
+(config/startup.py). A deployment sets DATABASE_URL, REDIS_URL, SECRET_KEY and DEBUG=0; every
+variable is listed in docs/operations.md and in docker/.env.example.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
-import sys
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -399,14 +397,5 @@ LOGGING = {
     "loggers": {"django": {"handlers": [], "propagate": True}},
 }
 
-# Set once the embedded-defaults line has been printed; processes started from this one (the
-# development server's reloader, workers) inherit it and stay quiet, and so do later commands
-# of ./run, which sets it after its first.
-EMBEDDED_NOTED = "OHHELL_EMBEDDED_NOTED"
-if _embedded and not os.environ.get(EMBEDDED_NOTED):
-    print(
-        f"ohhell: running on embedded defaults ({', '.join(_embedded)}); "
-        "set DATABASE_URL, REDIS_URL and SECRET_KEY for production.",
-        file=sys.stderr,
-    )
-    os.environ[EMBEDDED_NOTED] = "1"
+# What runs on embedded defaults, said in one line when a server starts (config/startup.py).
+EMBEDDED_DEFAULTS = tuple(_embedded)

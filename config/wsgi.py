@@ -7,6 +7,8 @@ from typing import Any
 
 from django.core.wsgi import get_wsgi_application
 
+from config.startup import note_embedded_defaults
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
@@ -40,3 +42,4 @@ class ChunkedBodies:
 
 
 application = ChunkedBodies(get_wsgi_application())
+note_embedded_defaults()

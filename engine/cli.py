@@ -10,7 +10,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from engine.errors import InvalidReplayError, InvalidVariantError
@@ -31,7 +31,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         try:
-            return args.run(args)
+            run: Command = args.run
+            return run(args)
         except CliError as exc:
             args.parser.error(str(exc))
         except BrokenPipeError:
@@ -41,6 +42,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else 1
     return 0
+
+
+# A subcommand: it runs on the parsed arguments and returns the exit status.
+Command = Callable[[argparse.Namespace], int]
 
 
 # -- parsers ---------------------------------------------------------------------------------
@@ -70,8 +75,10 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add(sub: Any, name: str, help_text: str, run: Any) -> argparse.ArgumentParser:
-    parser = sub.add_parser(name, help=help_text, description=help_text[0].upper() + help_text[1:])
+def _add(sub: Any, name: str, help_text: str, run: Command) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        name, help=help_text, description=help_text[0].upper() + help_text[1:]
+    )
     parser.set_defaults(run=run, parser=parser)
     return parser
 
@@ -125,7 +132,9 @@ def _variant(name: str, settings: list[str]) -> Variant:
         raise CliError(f"bad option value: {exc}") from None
 
 
-def _match(args: argparse.Namespace, variant_name: str) -> tuple[Variant, list[str], dict]:
+def _match(
+    args: argparse.Namespace, variant_name: str
+) -> tuple[Variant, list[str], dict[str, dict[str, Any]]]:
     variant = _variant(variant_name, args.set)
     try:
         variant.check_players(args.players)

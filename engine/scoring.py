@@ -59,7 +59,7 @@ def deal_score(variant: Variant, bid: int, taken: int, tricks: int) -> int:
     return missed_score(rule, bid, taken)
 
 
-def shared_ranks(totals: Sequence[int]) -> list[int]:
+def shared_ranks(totals: Sequence[float]) -> list[int]:
     """Rank totals highest first; equal totals share a rank (1, 2, 2, 4)."""
     return [1 + sum(1 for other in totals if other > mine) for mine in totals]
 

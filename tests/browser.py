@@ -113,18 +113,17 @@ def this_machine() -> Machine:
 
 def run_step(step: Step) -> bool:
     """Try one way of installing a browser; True when it ran to the end."""
-    quiet = {"stdout": subprocess.DEVNULL}
+    quiet = subprocess.DEVNULL
     if step is Step.APT:
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        update = ["apt-get", "update", "-qq"]
+        install = ["apt-get", "install", "-y", "-qq", "chromium"]
         return (
-            subprocess.run(["apt-get", "update", "-qq"], env=env, **quiet).returncode == 0
-            and subprocess.run(
-                ["apt-get", "install", "-y", "-qq", "chromium"], env=env, **quiet
-            ).returncode
-            == 0
+            subprocess.run(update, env=env, stdout=quiet).returncode == 0
+            and subprocess.run(install, env=env, stdout=quiet).returncode == 0
         )
     command = [sys.executable, "-m", "playwright", "install", "chromium"]
-    return subprocess.run(command, **quiet).returncode == 0
+    return subprocess.run(command, stdout=quiet).returncode == 0
 
 
 def ensure_chromium() -> Path | None:

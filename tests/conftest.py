@@ -14,13 +14,11 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import Group, User
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from tests.support.users import client_for, make_user
 from tournaments.models import ORGANISERS_GROUP, Bot, Variant
 from tournaments.services.variants import variants_seed_presets
-
-PASSWORD = "a-long-test-passphrase-42"
 
 
 @pytest.fixture(autouse=True)
@@ -29,40 +27,27 @@ def _fast_password_hashing(settings) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
-def _make_user(username: str, **extra) -> User:
-    return User.objects.create_user(username=username, password=PASSWORD, **extra)
-
-
 @pytest.fixture
 def owner(db) -> User:
-    return _make_user("owner", email="owner@example.org")
+    return make_user("owner", email="owner@example.org")
 
 
 @pytest.fixture
 def other_user(db) -> User:
-    return _make_user("other", email="other@example.org")
+    return make_user("other", email="other@example.org")
 
 
 @pytest.fixture
 def staff(db) -> User:
-    return _make_user("staff", is_staff=True, is_superuser=True)
+    return make_user("staff", is_staff=True, is_superuser=True)
 
 
 @pytest.fixture
 def organiser(db) -> User:
-    user = _make_user("organiser")
+    user = make_user("organiser")
     # get_or_create: a transactional test before this one may have flushed the migration's rows.
     user.groups.add(Group.objects.get_or_create(name=ORGANISERS_GROUP)[0])
     return user
-
-
-def client_for(user: User | None) -> APIClient:
-    """An API client authenticated with the user's token, or anonymous for None."""
-    client = APIClient()
-    if user is not None:
-        token, _ = Token.objects.get_or_create(user=user)
-        client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
-    return client
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from config import env
+from tests.tournaments.workers import embedded_env, local_worker, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 CLEAN = {
@@ -83,12 +84,40 @@ def test_start_up_without_a_secret_key_is_refused_when_debug_is_off():
     assert "SECRET_KEY must be set" in result.stderr
 
 
-def test_with_nothing_set_it_says_once_that_it_runs_on_embedded_defaults():
+def test_loading_the_settings_on_embedded_defaults_prints_nothing():
+    # mypy, management commands and tests load them too; only a server says what it runs on.
     result = start()
     assert result.returncode == 0, result.stderr
-    lines = [line for line in result.stderr.splitlines() if "embedded defaults" in line]
-    assert len(lines) == 1
-    assert "SQLite at var/db.sqlite3" in lines[0] and "a local Celery worker" in lines[0]
+    assert result.stdout.strip() == "True"
+    assert result.stderr == ""
+
+
+def embedded_lines(output: str) -> list[str]:
+    return [line for line in output.splitlines() if "running on embedded defaults" in line]
+
+
+def test_the_wsgi_application_says_once_that_it_runs_on_embedded_defaults():
+    result = subprocess.run(
+        [sys.executable, "-c", "import config.wsgi"],
+        cwd=ROOT,
+        env=CLEAN,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    [line] = embedded_lines(result.stderr)
+    assert "SQLite at var/db.sqlite3" in line and "a local Celery worker" in line
+
+
+def test_a_celery_worker_says_once_as_it_starts_that_it_runs_on_embedded_defaults(tmp_path):
+    log = tmp_path / "worker.log"
+    # At INFO the worker logs "ready." once it takes tasks, after its start-up signals.
+    with local_worker(embedded_env(tmp_path / "db.sqlite3"), log, "--loglevel", "INFO") as worker:
+        wait_for(lambda: "ready." in log.read_text() or worker.poll() is not None, 120, "ready")
+        assert worker.poll() is None, log.read_text()[-3000:]
+    [line] = embedded_lines(log.read_text())
+    assert "a local Celery worker, its broker in a SQLite file" in line
 
 
 def where_tasks_run(**variables: str) -> subprocess.CompletedProcess:

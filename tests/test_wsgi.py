@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 from django.contrib.auth.models import User
+from django.db import connection
 
 from tests.tournaments.workers import database_url
 
@@ -26,7 +26,7 @@ LIMIT = 2048
 pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(
-        settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"),
+        connection.vendor == "sqlite",
         reason="the server process needs the test's database: set DATABASE_URL (./run test "
         "does when PostgreSQL answers on 127.0.0.1)",
     ),

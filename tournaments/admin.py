@@ -267,7 +267,7 @@ class TournamentAdmin(admin.ModelAdmin):
             fields += ["status", *FIXED_ONCE_STARTED]
         return fields
 
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Tournament]:
+    def get_queryset(self, request: HttpRequest) -> QuerySet[CountedTournament]:
         # Counts come from subqueries of the selector, so the list costs the same at any length.
         return tournament_list()
 

@@ -17,15 +17,15 @@ import gzip
 import json
 import socket
 import struct
-import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 import pytest
 
 from arena.netcheck import TcpCheck
+from tests.support.loops import LoopServers
 
 FIFTY_MB = 50 * 1024 * 1024
 
@@ -302,27 +302,19 @@ async def read_request(reader: asyncio.StreamReader) -> Received | None:
     return Received(headers, body)
 
 
-class HostileBots:
+class HostileBots(LoopServers):
     """Run every behaviour as its own loopback server in a background thread."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.urls: dict[str, str] = {}
         self.received: dict[str, list[Received]] = {name: [] for name in BEHAVIOURS}
         self.connections: dict[str, int] = dict.fromkeys(BEHAVIOURS, 0)
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._servers: list[asyncio.Server] = []
 
-    def __enter__(self) -> HostileBots:
+    def __enter__(self) -> Self:
         fifty_megabytes_gzipped()  # slow to build: never inside a timed call
-        self._thread.start()
-        asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(timeout=10)
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        asyncio.run_coroutine_threadsafe(self._stop(), self._loop).result(timeout=10)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(timeout=10)
+        return super().__enter__()
 
     def __getitem__(self, name: str) -> str:
         return self.urls[name]
@@ -379,7 +371,7 @@ def hostile_bots() -> Iterator[HostileBots]:
         yield bots
 
 
-class Broker:
+class Broker(LoopServers):
     """A TCP listener standing in for the platform's broker, in its own background thread.
 
     ``check()`` is the arena's network check against it; ``down_for`` closes the listener and
@@ -387,22 +379,10 @@ class Broker:
     """
 
     def __init__(self, host: str = "127.0.0.1") -> None:
+        super().__init__()
         self.host = host
         self.port = 0
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._server: asyncio.Server | None = None
-
-    def __enter__(self) -> Broker:
-        self._thread.start()
-        asyncio.run_coroutine_threadsafe(self._listen(), self._loop).result(timeout=10)
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        asyncio.run_coroutine_threadsafe(self._close(), self._loop).result(timeout=10)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(timeout=10)
-        self._loop.close()
 
     def check(self, timeout_s: float = 1.0) -> TcpCheck:
         """The arena's network check, connecting to this listener."""
@@ -413,15 +393,15 @@ class Broker:
         asyncio.run_coroutine_threadsafe(self._down_for(seconds), self._loop)
 
     async def _down_for(self, seconds: float) -> None:
-        await self._close()
+        await self._stop()
         await asyncio.sleep(seconds)
-        await self._listen()
+        await self._start()
 
-    async def _listen(self) -> None:
+    async def _start(self) -> None:
         self._server = await asyncio.start_server(self._accepted, self.host, self.port)
         self.port = self._server.sockets[0].getsockname()[1]
 
-    async def _close(self) -> None:
+    async def _stop(self) -> None:
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
@@ -466,27 +446,15 @@ class Outage:
         return reply_json(writer, polite_answer(request))
 
 
-class BotTable:
+class BotTable(LoopServers):
     """One server per ``(host, behaviour)`` on loopback, all in one background thread."""
 
     def __init__(self, bots: Sequence[tuple[str, Handler]]) -> None:
+        super().__init__()
         self.bots = list(bots)
         self.urls: list[str] = []
         self.received: list[list[Received]] = [[] for _ in self.bots]
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._servers: list[asyncio.Server] = []
-
-    def __enter__(self) -> BotTable:
-        self._thread.start()
-        asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(timeout=10)
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        asyncio.run_coroutine_threadsafe(self._stop(), self._loop).result(timeout=10)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(timeout=10)
-        self._loop.close()
 
     def requests(self, bot: int) -> list[dict[str, Any]]:
         """The requests bot ``bot`` received, decoded, in order."""

@@ -14,7 +14,7 @@ import orjson
 import pytest
 
 from arena.limits import Limits
-from arena.match import MatchRunner, play_match
+from arena.match import MatchRunner, Seat, play_match
 from arena.netpolicy import NetworkPolicy
 from arena.protocol import fallback_bid, fallback_card
 from arena.schemagen import SCHEMA_DIR
@@ -73,7 +73,7 @@ async def _match_with(
     limits: Limits = LIMITS,
 ) -> Any:
     async with BotClient(limits=limits, policy=LOOPBACK) as client:
-        seats = [HttpSeat(client, url, "s3cret", label="hostile"), *_heuristics(3)]
+        seats: list[Seat] = [HttpSeat(client, url, "s3cret", label="hostile"), *_heuristics(3)]
         return await play_match(
             variant=variant, seed=seed, seats=seats, limits=limits, match_id=match_id
         )
@@ -84,13 +84,12 @@ def _decisions(replay: dict[str, Any]) -> Iterator[tuple[int, str, tuple[Any, ..
     game = Game(Variant.from_dict(replay["variant"]), replay["players"], replay["seed"])
     for deal in replay["deals"]:
         while game.phase == "bid":
-            seat, legal = game.to_act, game.legal_bids()
-            yield seat, "bid", legal, deal["bids"][seat]
+            seat = game.acting_seat
+            yield seat, "bid", game.legal_bids(), deal["bids"][seat]
             game.bid(deal["bids"][seat])
         for trick in deal["tricks"]:
             for card in trick["cards"]:
-                seat, legal = game.to_act, game.legal_cards()
-                yield seat, "play", legal, card
+                yield game.acting_seat, "play", game.legal_cards(), card
                 game.play(card)
 
 

@@ -4,20 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from aiohttp import web
 
 from arena.limits import Limits
-from arena.match import MatchOutcome, play_match
+from arena.match import MatchOutcome, Seat, play_match
 from arena.netpolicy import NetworkPolicy
 from arena.runtime import call_once, hello_once, worker_loop
 from arena.seats import HttpSeat, LocalSeat
 from engine.players import make_player
 from engine.presets import preset
 from tests.arena.hostile_bots import HostileBots
+from tests.support.loops import LoopServers
 
 LOOPBACK = NetworkPolicy(allow_loopback=True)
 LIMITS = Limits(time_limit_ms=150, grace_ms=100, max_response_bytes=64 * 1024)
@@ -38,21 +38,23 @@ def test_call_once_and_hello_once_work_from_synchronous_code(hostile_bots: Hosti
     assert hello.data["ok"] is True
 
 
-class GateBot:
+class GateBot(LoopServers):
     """A bot that holds every answer until ``wanted`` requests are in flight at once.
 
     Only calls made concurrently can open the gate, so it shows concurrency by an event rather
     than by timing; past ``give_up_s`` it answers anyway and the test sees the shortfall.
     """
 
+    wait_s = 30.0
+
     def __init__(self, wanted: int, give_up_s: float = 20.0) -> None:
+        super().__init__()
         self.wanted = wanted
         self.give_up_s = give_up_s
         self.in_flight = 0
         self.most_in_flight = 0
         self.peers: set[tuple[str, int]] = set()
         self.url = ""
-        self._loop = asyncio.new_event_loop()
         self._opened: asyncio.Event | None = None
 
     async def _handle(self, request: web.Request) -> web.Response:
@@ -72,27 +74,18 @@ class GateBot:
         key = {"bid": "bid", "play": "card"}.get(message["type"], "ok")
         return web.json_response({key: legal[0]})
 
-    def __enter__(self) -> GateBot:
-        async def start() -> str:
-            self._opened = asyncio.Event()
-            app = web.Application()
-            app.router.add_post("/", self._handle)
-            self._runner = web.AppRunner(app, access_log=None)
-            await self._runner.setup()
-            site = web.TCPSite(self._runner, "127.0.0.1", 0)
-            await site.start()
-            return f"http://127.0.0.1:{self._runner.addresses[0][1]}/"
+    async def _start(self) -> None:
+        self._opened = asyncio.Event()
+        app = web.Application()
+        app.router.add_post("/", self._handle)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.url = f"http://127.0.0.1:{self._runner.addresses[0][1]}/"
 
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
-        self._thread.start()
-        self.url = asyncio.run_coroutine_threadsafe(start(), self._loop).result(30)
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(30)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(30)
-        self._loop.close()
+    async def _stop(self) -> None:
+        await self._runner.cleanup()
 
 
 def test_matches_from_many_threads_run_at_once_on_one_loop_and_one_pool() -> None:
@@ -105,7 +98,7 @@ def test_matches_from_many_threads_run_at_once_on_one_loop_and_one_pool() -> Non
     with GateBot(wanted=matches) as bot:
 
         def play(seed: int) -> MatchOutcome:
-            seats = [HttpSeat(client, bot.url, "s", label="gate")]
+            seats: list[Seat] = [HttpSeat(client, bot.url, "s", label="gate")]
             seats += [LocalSeat(make_player("random", seed + i)) for i in range(3)]
             return loop.run(
                 play_match(

@@ -21,6 +21,7 @@ from arena.runtime import RunStopped, StopSignal, WorkerLoop
 from arena.seats import HttpSeat
 from engine.presets import preset
 from tests.arena.hostile_bots import http_response, polite_answer, read_request
+from tests.support.loops import LoopServers
 
 LOOPBACK = NetworkPolicy(allow_loopback=True)
 # Long enough that no call is cut by its time limit while a test stops it.
@@ -43,7 +44,7 @@ class Hold(StrEnum):
     MID_BODY = "mid_body"
 
 
-class HoldingBot:
+class HoldingBot(LoopServers):
     """A bot on loopback that answers politely, except the ``hold_at``-th request (from 1; 0 for
     none), which it holds where ``hold`` says until the client closes that connection.
 
@@ -51,7 +52,10 @@ class HoldingBot:
     connection; ``connections`` counts the connections it accepted.
     """
 
+    wait_s = WAIT_S
+
     def __init__(self, hold_at: int, hold: Hold) -> None:
+        super().__init__()
         self.hold_at = hold_at
         self.hold = hold
         self.requests = 0
@@ -59,20 +63,7 @@ class HoldingBot:
         self.held = threading.Event()
         self.closed = threading.Event()
         self.url = ""
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._server: asyncio.Server | None = None
-
-    def __enter__(self) -> HoldingBot:
-        self._thread.start()
-        asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(WAIT_S)
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        asyncio.run_coroutine_threadsafe(self._stop(), self._loop).result(WAIT_S)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(WAIT_S)
-        self._loop.close()
 
     async def _start(self) -> None:
         self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)

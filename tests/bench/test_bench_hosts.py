@@ -74,6 +74,7 @@ def test_hosts_reach_the_database_through_the_hub_with_keepalive_options_the_set
         "15432",
         "ohhell",
     )
+    assert parsed.options is not None
     assert parsed.options["sslmode"] == "disable"
     assert parsed.options["tcp_user_timeout"] == str(bench.USER_TIMEOUT_MS)
     assert parsed.options["keepalives_idle"] == str(bench.KEEPALIVE_IDLE_S)

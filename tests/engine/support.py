@@ -32,6 +32,12 @@ def play_random(game: Game, rng: random.Random, stop: Callable[[Game], bool] | N
     return game
 
 
+def play_random_deal(game: Game, rng: random.Random) -> None:
+    """Play uniformly random legal actions to the end of the current deal."""
+    number = game.deal_number
+    play_random(game, rng, stop=lambda g: g.deal_number != number)
+
+
 def random_game(variant: Variant, players: int, seed: int) -> Game:
     """A whole game of random legal actions, reproducible from the seed."""
     return play_random(Game(variant, players, seed), random.Random(seed))
@@ -46,7 +52,7 @@ def play_deal(game: Game, bids: list[int]) -> None:
     """Bid ``bids`` by seat, then play the current deal with the fixed card policy."""
     number = game.deal_number
     while game.phase == "bid":
-        game.bid(bids[game.to_act])
+        game.bid(bids[game.acting_seat])
     while not game.is_over and game.deal_number == number:
         play_lowest_card(game)
 

@@ -12,7 +12,7 @@ import pytest
 
 from engine import CARD_NAMES, PRESETS, Game, preset
 from engine.cards import card_names
-from tests.engine.support import play_random, random_game
+from tests.engine.support import play_random, play_random_deal, random_game
 
 SUITS = "CDHS"
 
@@ -137,12 +137,11 @@ def test_the_deal_passes_clockwise_and_eldest_bids_and_leads_first(name: str, pl
         bidders = []
         while game.phase == "bid":
             bidders.append(game.to_act)
-            actions = game.legal_actions()
-            game.bid(actions[rng.randrange(len(actions))])
+            bids = game.legal_bids()
+            game.bid(bids[rng.randrange(len(bids))])
         assert bidders == [(eldest + i) % players for i in range(players)]
         assert game.to_act == eldest
-        number = game.deal_number
-        play_random(game, rng, stop=lambda g, n=number: g.deal_number != n)
+        play_random_deal(game, rng)
         assert deal.leaders[0] == eldest
         assert deal.leaders[1:] == deal.winners[:-1]  # the winner leads to the next trick
 

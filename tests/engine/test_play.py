@@ -110,7 +110,7 @@ def seat_to_act_holds(game: Game, predicate: Callable[[str, list[str], str | Non
     """Whether, during a trick, the seat to act's hand meets ``predicate(led, hand, trump)``."""
     if game.phase != "play" or not game.trick:
         return False
-    return predicate(game.trick[0][1], list(game.hand(game.to_act)), game.trump)
+    return predicate(game.trick[0][1], list(game.hand(game.acting_seat)), game.trump)
 
 
 def holds_led_and_more(led: str, hand: list[str], trump: str | None) -> bool:
@@ -132,8 +132,8 @@ def test_a_player_holding_the_suit_led_must_follow_it() -> None:
     )
     led = game.trick[0][1]
     legal = game.legal_cards()
-    assert legal == tuple(c for c in game.hand(game.to_act) if c[1] == led)
-    off_suit = next(c for c in game.hand(game.to_act) if c[1] != led)
+    assert legal == tuple(c for c in game.hand(game.acting_seat) if c[1] == led)
+    off_suit = next(c for c in game.hand(game.acting_seat) if c[1] != led)
     with pytest.raises(FollowSuitError):
         game.play(off_suit)
     game.play(legal[-1])
@@ -145,8 +145,8 @@ def test_without_must_trump_a_void_player_may_play_any_card() -> None:
         3,
         lambda g: seat_to_act_holds(g, void_with_trump_and_more),
     )
-    assert game.legal_cards() == game.hand(game.to_act)
-    discard = next(c for c in game.hand(game.to_act) if c[1] != game.trump)
+    assert game.legal_cards() == game.hand(game.acting_seat)
+    discard = next(c for c in game.hand(game.acting_seat) if c[1] != game.trump)
     game.play(discard)
 
 
@@ -156,7 +156,7 @@ def test_la_podrida_makes_a_void_player_with_trumps_play_one() -> None:
         3,
         lambda g: seat_to_act_holds(g, void_with_trump_and_more),
     )
-    hand = game.hand(game.to_act)
+    hand = game.hand(game.acting_seat)
     assert game.legal_cards() == tuple(c for c in hand if c[1] == game.trump)
     with pytest.raises(MustTrumpError):
         game.play(next(c for c in hand if c[1] != game.trump))
@@ -168,7 +168,7 @@ def test_la_podrida_does_not_require_overtrumping() -> None:
             return False
         best = max((c for c in g.trick if c[1] == g.trump), key=_rank, default=None)
         return best is not None and any(
-            c[1] == g.trump and _rank(c) < _rank(best) for c in g.hand(g.to_act)
+            c[1] == g.trump and _rank(c) < _rank(best) for c in g.hand(g.acting_seat)
         )
 
     for seed in range(40):
@@ -179,7 +179,8 @@ def test_la_podrida_does_not_require_overtrumping() -> None:
     else:
         raise AssertionError("no seed led to an undertrump")
     best = max((c for c in game.trick if c[1] == game.trump), key=_rank)
-    lower = next(c for c in game.hand(game.to_act) if c[1] == game.trump and _rank(c) < _rank(best))
+    hand = game.hand(game.acting_seat)
+    lower = next(c for c in hand if c[1] == game.trump and _rank(c) < _rank(best))
     assert lower in game.legal_cards()
     game.play(lower)
 
@@ -199,12 +200,12 @@ def test_a_void_player_without_trump_may_discard_anything() -> None:
         return seat_to_act_holds(g, lambda led, hand, _: all(c[1] != led for c in hand))
 
     advance_until(game, 6, void)
-    assert game.legal_cards() == game.hand(game.to_act)
+    assert game.legal_cards() == game.hand(game.acting_seat)
 
 
 def test_the_leader_may_lead_any_card() -> None:
     game = advance_until(Game(preset("la-podrida"), 4, seed=1), 1, lambda g: g.phase == "play")
-    assert game.legal_cards() == game.hand(game.to_act)
+    assert game.legal_cards() == game.hand(game.acting_seat)
 
 
 # -- who wins a trick ------------------------------------------------------------------------
@@ -264,7 +265,7 @@ def test_no_action_is_accepted_once_the_game_is_over() -> None:
 def test_a_seat_acting_out_of_turn_is_refused() -> None:
     game = Game(preset("oh-hell"), 4, seed=1)
     with pytest.raises(OutOfTurnError):
-        game.bid(1, seat=(game.to_act + 1) % 4)
+        game.bid(1, seat=(game.acting_seat + 1) % 4)
     game.bid(1, seat=game.to_act)
 
 
@@ -279,7 +280,7 @@ def test_a_bid_that_is_not_an_integer_in_range_is_refused(bid: object) -> None:
 def test_a_card_during_bidding_and_a_bid_during_play_are_the_wrong_phase() -> None:
     game = Game(preset("oh-hell"), 4, seed=1)
     with pytest.raises(WrongPhaseError):
-        game.play(game.hand(game.to_act)[0])
+        game.play(game.hand(game.acting_seat)[0])
     for _ in range(3):
         game.bid(0)
     game.bid(game.legal_bids()[0])
@@ -296,7 +297,7 @@ def test_a_string_that_is_not_a_card_is_refused(card: object) -> None:
 
 def test_a_card_the_seat_does_not_hold_is_refused() -> None:
     game = advance_until(Game(preset("oh-hell"), 4, seed=1), 1, lambda g: g.phase == "play")
-    other = game.hand((game.to_act + 1) % 4)[0]
+    other = game.hand((game.acting_seat + 1) % 4)[0]
     with pytest.raises(CardNotInHandError):
         game.play(other)
     assert game.trick == []
@@ -306,11 +307,11 @@ def test_a_refused_card_changes_nothing() -> None:
     game = advance_until(
         Game(preset("oh-hell"), 4, seed=2), 2, lambda g: seat_to_act_holds(g, holds_led_and_more)
     )
-    before = (game.to_act, game.hand(game.to_act), game.trick, game.replay())
-    off_suit = next(c for c in game.hand(game.to_act) if c[1] != game.trick[0][1])
+    before = (game.acting_seat, game.hand(game.acting_seat), game.trick, game.replay())
+    off_suit = next(c for c in game.hand(game.acting_seat) if c[1] != game.trick[0][1])
     with pytest.raises(FollowSuitError):
         game.play(off_suit)
-    assert (game.to_act, game.hand(game.to_act), game.trick, game.replay()) == before
+    assert (game.acting_seat, game.hand(game.acting_seat), game.trick, game.replay()) == before
 
 
 def test_apply_takes_a_bid_while_bidding_and_a_card_while_playing() -> None:

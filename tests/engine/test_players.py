@@ -84,7 +84,7 @@ def test_a_player_decides_the_same_from_an_observation_sent_as_json(kind):
     direct = make_player(kind, 5, **({"samples": 3} if kind == "search" else {}))
     remote = make_player(kind, 5, **({"samples": 3} if kind == "search" else {}))
     for _ in range(60):
-        seat, obs = game.to_act, game.observation(game.to_act)
+        seat, obs = game.acting_seat, game.observation(game.acting_seat)
         wire = json.loads(json.dumps(obs))
         legal = game.legal_actions()
         method = "bid" if game.phase == "bid" else "play"
@@ -177,10 +177,13 @@ def _mid_deal(seed=5, actions=22, variant_name="oh-hell"):
     game = Game(preset(variant_name), 4, seed)
     players = [make_player("heuristic", s) for s in range(4)]
     for _ in range(actions):
-        seat = game.to_act
+        seat = game.acting_seat
         obs = game.observation(seat)
-        method = players[seat].bid if game.phase == "bid" else players[seat].play
-        game.apply(method(obs, game.legal_actions()), seat)
+        player = players[seat]
+        if game.phase == "bid":
+            game.apply(player.bid(obs, game.legal_bids()), seat)
+        else:
+            game.apply(player.play(obs, game.legal_cards()), seat)
     return game
 
 

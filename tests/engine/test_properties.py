@@ -92,7 +92,7 @@ def check_bidding(game: Game) -> None:
 
 
 def check_play(game: Game) -> None:
-    hand = list(game.hand(game.to_act))
+    hand = list(game.hand(game.acting_seat))
     legal = expected_legal_cards(hand, game.trick, game.trump, game.variant.must_trump)
     assert set(game.legal_cards()) == legal
     for card in set(hand) - legal:

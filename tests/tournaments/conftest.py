@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from tests.support.loops import LoopServers
 from tests.tournaments.workers import ROOT, database_url
 
 
@@ -103,16 +104,13 @@ class Arrival:
     at: float
 
 
-class ExampleBots:
+class ExampleBots(LoopServers):
     """Reference players served over real HTTP on loopback, as registered bots would be."""
 
     def __init__(self, players: tuple[str, ...] = ("heuristic", "random")) -> None:
-        import asyncio
-
+        super().__init__()
         self.players = players
         self.urls: dict[str, str] = {}
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._runners: list = []
         # Called (in a side thread) before a bot under /hook/ answers, when a test sets it.
         self.before_answer: Callable[[], None] | None = None
@@ -120,20 +118,6 @@ class ExampleBots:
         self.recorded: list[dict] = []
         # When each of those messages came, and for which match; tests clear it too.
         self.arrivals: list[Arrival] = []
-
-    def __enter__(self) -> ExampleBots:
-        import asyncio
-
-        self._thread.start()
-        asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(timeout=10)
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        import asyncio
-
-        asyncio.run_coroutine_threadsafe(self._stop(), self._loop).result(timeout=10)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(timeout=10)
 
     async def _start(self) -> None:
         import asyncio
@@ -204,10 +188,10 @@ def playing_bots(make_bot, owner, example_bots, loopback_allowed):
 @pytest.fixture
 def short_variant(db):
     """A variant of at most three cards a deal, for matches that end quickly."""
-    from tests.conftest import _make_user
+    from tests.support.users import make_user
     from tournaments.services.variants import variant_create
 
-    creator = _make_user("variant-maker", is_staff=True)
+    creator = make_user("variant-maker", is_staff=True)
     return variant_create(
         user=creator,
         name="short-oh-hell",

@@ -3,9 +3,10 @@ the models as they were at one of them."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
-from django.db.models import Model
 
 
 def migrate(target: tuple[str, str]) -> None:
@@ -19,8 +20,10 @@ def migrate_to_latest() -> None:
     executor.migrate(executor.loader.graph.leaf_nodes())
 
 
-def historical(target: tuple[str, str], model: str) -> type[Model]:
+def historical(target: tuple[str, str], model: str) -> Any:
     """The model as it is at ``target``: the current one may reach columns and tables that
     later migrations make."""
+    # Any: the class is built at run time from the migration state, so neither its fields nor
+    # its manager (``objects``) are known to the type checker.
     state = MigrationExecutor(connection).loader.project_state([target])
     return state.apps.get_model("tournaments", model)

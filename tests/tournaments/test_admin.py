@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+from typing import TypeVar
+
 import pytest
 from django.contrib import admin
 from django.db import connection
+from django.db.models import Model
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
 from tests.tournaments.conftest import ScriptedBot
 from tournaments import models
+from tournaments.admin import MatchAdmin, RatingRecomputeAdmin, TournamentAdmin
 from tournaments.models import (
     Bot,
     BotHealthCheck,
@@ -88,8 +93,18 @@ def populated_again(tournament, make_bot, owner):
         )
 
 
+ModelAdminT = TypeVar("ModelAdminT", bound=admin.ModelAdmin)
+
+
+def registered(model: type[Model], kind: type[ModelAdminT]) -> ModelAdminT:
+    """The admin the site has registered for ``model``, which must be a ``kind``."""
+    model_admin = admin.site.get_model_admin(model)
+    assert isinstance(model_admin, kind), model_admin
+    return model_admin
+
+
 def test_every_model_is_registered():
-    assert all(model in admin.site._registry for model in ALL_MODELS)
+    assert all(admin.site.is_registered(model) for model in ALL_MODELS)
 
 
 @pytest.mark.parametrize("model", ALL_MODELS, ids=lambda m: m.__name__)
@@ -97,7 +112,7 @@ def test_every_list_page_renders_with_search_and_filters(admin_client, populated
     url = reverse(f"admin:tournaments_{model._meta.model_name}_changelist")
     assert admin_client.get(url).status_code == 200
     assert admin_client.get(url, {"q": "bot"}).status_code == 200
-    model_admin = admin.site._registry[model]
+    model_admin = admin.site.get_model_admin(model)
     assert model_admin.list_display and model_admin.search_fields and model_admin.list_filter
 
 
@@ -170,10 +185,10 @@ def test_a_match_shows_its_duration(admin_client, oh_hell):
     match = Match.objects.create(
         variant=oh_hell,
         status="finished",
-        started_at=now - timezone.timedelta(seconds=3),
+        started_at=now - timedelta(seconds=3),
         finished_at=now,
     )
-    assert admin.site._registry[Match].duration(match) == "3.0 s"
+    assert registered(Match, MatchAdmin).duration(match) == "3.0 s"
 
 
 def test_non_staff_cannot_reach_the_admin(client, owner):
@@ -197,9 +212,9 @@ def cup(organiser, oh_hell, make_bot, owner):
     )
 
 
-def test_the_tournament_list_shows_progress(admin_client, cup):
-    tournament_admin = admin.site._registry[Tournament]
-    row = tournament_admin.get_queryset(None).get(pk=cup.pk)
+def test_the_tournament_list_shows_progress(admin_client, cup, rf):
+    tournament_admin = registered(Tournament, TournamentAdmin)
+    row = tournament_admin.get_queryset(rf.get("/")).get(pk=cup.pk)
     assert tournament_admin.progress(row) == "-"
     assert tournament_admin.entry_count(row) == 3
     admin_client.post(
@@ -207,7 +222,7 @@ def test_the_tournament_list_shows_progress(admin_client, cup):
         {"action": "start_tournaments", "_selected_action": [cup.pk]},
     )
     assert tournament_generate(tournament_id=cup.pk) == "running"
-    row = tournament_admin.get_queryset(None).get(pk=cup.pk)
+    row = tournament_admin.get_queryset(rf.get("/")).get(pk=cup.pk)
     assert tournament_admin.progress(row) == "0/1 (0%)"
 
 
@@ -249,7 +264,7 @@ def test_staff_retry_failed_matches_and_other_matches_are_left_alone(admin_clien
 
 
 def test_match_seats_are_shown_read_only(admin_client, populated):
-    match = Match.objects.first()
+    match = Match.objects.earliest("pk")
     url = reverse("admin:tournaments_match_change", args=[match.pk])
     response = admin_client.get(url)
     assert response.status_code == 200
@@ -288,7 +303,9 @@ def test_staff_request_a_recompute_from_the_admin(admin_client, staff):
         {"action": "request_recompute", "_selected_action": [job.pk]},
     )
     assert models.RatingRecompute.objects.count() == 1
-    assert admin.site._registry[models.RatingRecompute].live_progress(job) == "0/0 (0.0%)"
+    assert (
+        registered(models.RatingRecompute, RatingRecomputeAdmin).live_progress(job) == "0/0 (0.0%)"
+    )
 
 
 def _change_form_data(admin_client, row, **changes) -> dict:

@@ -11,9 +11,6 @@ MATCH_RESEND_SECONDS (config/settings.py).
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
 import time
 from collections import Counter
 
@@ -21,7 +18,12 @@ import pytest
 from django.utils import timezone
 
 from tests.tournaments.services.rating_world import assert_live_equals_recompute
-from tests.tournaments.workers import drop_database_connections, needs_postgres_and_redis, wait_for
+from tests.tournaments.workers import (
+    drop_database_connections,
+    kill_worker,
+    needs_postgres_and_redis,
+    wait_for,
+)
 from tournaments.models import (
     Bot,
     Ladder,
@@ -48,11 +50,6 @@ OUTAGE_SECONDS = 5
 SETTLE_SECONDS = 600
 
 
-def _kill(process: subprocess.Popen) -> None:
-    os.killpg(process.pid, signal.SIGKILL)
-    process.wait(timeout=30)
-
-
 def _finished() -> int:
     return Match.objects.filter(status=MatchStatus.FINISHED).count()
 
@@ -71,7 +68,7 @@ def _waiting_rotation(match: Match) -> bool:
     return (
         match.duplicate_group != ""
         and Match.objects.filter(
-            ladder_id=match.ladder_id,
+            ladder=match.ladder,
             duplicate_group=match.duplicate_group,
             status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING],
         ).exists()
@@ -122,7 +119,7 @@ def test_matches_end_once_and_ratings_equal_a_recompute_through_kills_and_outage
 
     # 1. A worker killed with matches in play.
     wait_for(lambda: _running() >= 2, SETTLE_SECONDS, "matches of the tournament and the ladder")
-    _kill(first)
+    kill_worker(first)
     third = start_worker("third", concurrency=2, env=env)
 
     # 2. Redis killed (its queues die with it) and every database connection dropped.
@@ -140,7 +137,7 @@ def test_matches_end_once_and_ratings_equal_a_recompute_through_kills_and_outage
     # 4. Another worker killed with matches in play.
     _progress(1, "matches finished after the connections were dropped")
     wait_for(lambda: _running() >= 1, SETTLE_SECONDS, "a match in play")
-    _kill(second)
+    kill_worker(second)
     fourth = start_worker("fourth", concurrency=2, env=env)
 
     wait_for(
@@ -160,7 +157,7 @@ def test_matches_end_once_and_ratings_equal_a_recompute_through_kills_and_outage
     survivors = (third, fourth, beat)
     assert all(p.poll() is None for p in survivors), "a worker or beat exited"
     for process in survivors:  # nothing writes while the ratings are recomputed
-        _kill(process)
+        kill_worker(process)
 
     # The tournament: every round played, every match finished once.
     played = Match.objects.filter(tournament=tournament)
@@ -183,6 +180,7 @@ def test_matches_end_once_and_ratings_equal_a_recompute_through_kills_and_outage
     for pk, sequence, unit, group in Match.objects.filter(rated=True).values_list(
         "pk", "rating_sequence", "rating_group", "duplicate_group"
     ):
+        assert sequence is not None  # a rated match has its place in the rating order
         units.setdefault(unit or f"match {pk}", []).append(sequence)
         if group:
             rated_as.setdefault(group, set()).add(unit)

@@ -13,7 +13,7 @@ from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from engine import Game
-from tests.conftest import client_for
+from tests.support.users import client_for
 from tests.tournaments.migrating import historical, migrate, migrate_to_latest
 from tests.tournaments.starting import start_and_generate
 from tournaments.models import Bot, BotStatus, Match, Tournament, TournamentFormat, Variant
@@ -125,11 +125,11 @@ def test_every_competition_has_a_salt_of_its_own_that_is_never_shown(organiser, 
 
 @pytest.mark.django_db(transaction=True)
 def test_existing_competitions_each_get_a_salt_and_their_matches_keep_their_deals(presets):
-    from tests.conftest import _make_user
+    from tests.support.users import make_user
 
     migrate(BEFORE)
     try:
-        organiser = _make_user("organiser-before-salts")
+        organiser = make_user("organiser-before-salts")
         variant = historical(BEFORE, "Variant").objects.get(name="oh-hell")
         old_tournament = historical(BEFORE, "Tournament")
         made = old_tournament.objects.bulk_create(

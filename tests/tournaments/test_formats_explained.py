@@ -54,11 +54,11 @@ def _play(tournament) -> None:
 
 @pytest.fixture
 def short(db):
-    from tests.conftest import _make_user
+    from tests.support.users import make_user
     from tournaments.services.variants import variant_create
 
     return variant_create(
-        user=_make_user("maker", is_staff=True),
+        user=make_user("maker", is_staff=True),
         name="two-deals",
         base="oh-hell",
         options={"max_cards": 2, "order": "down"},
@@ -86,8 +86,9 @@ def test_swiss_byes_go_to_different_bots_and_count_as_an_average_result(
     lines = {line["bot"]: line for line in result["standings"]}
     assert set(lines) == {b.pk for b in bots}
     assert sorted(line["byes"] for line in lines.values()) == [0, 0, 1, 1, 1]
-    earned = Counter()
+    earned: Counter[int] = Counter()
     for seat in MatchSeat.objects.filter(match__tournament=tournament):
+        assert seat.rank is not None
         earned[seat.bot_id] += 4 - seat.rank
     for bot_id, line in lines.items():
         assert line["swiss_points"] == earned[bot_id] + 1.5 * line["byes"]

@@ -6,7 +6,6 @@ from __future__ import annotations
 import threading
 
 import pytest
-from django.conf import settings
 from django.db import connection
 
 from tests.tournaments.workers import wait_for
@@ -18,7 +17,7 @@ from tournaments.services.runs import match_run
 pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(
-        settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"),
+        connection.vendor == "sqlite",
         reason="needs PostgreSQL: set DATABASE_URL (./run test does when it answers)",
     ),
 ]

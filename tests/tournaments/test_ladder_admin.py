@@ -21,6 +21,7 @@ def admin_client(client, staff):
 
 def test_staff_pause_and_resume_ladders_from_the_list(admin_client, oh_hell):
     ladder = ladder_ensure_default()
+    assert ladder is not None
     assert admin_client.get(URL).status_code == 200
     assert admin_client.get(f"{URL}{ladder.pk}/change/").status_code == 200
     admin_client.post(URL, {"action": "pause_ladders", "_selected_action": [ladder.pk]})

@@ -11,7 +11,7 @@ import itertools
 
 import pytest
 
-from tests.conftest import client_for
+from tests.support.users import client_for
 from tests.tournaments.workers import needs_postgres_and_redis, wait_for
 from tournaments.models import (
     Bot,
@@ -70,7 +70,11 @@ def test_a_new_verified_opted_in_bot_gets_rated_ladder_matches_with_no_staff_act
     assert len({m.seed for m in played}) == 2
     assert RatingHistory.objects.filter(bot=newcomer).count() >= 2
     # Never two matches at once for a bot: its tables did not overlap.
-    spans = sorted((m.started_at, m.finished_at) for m in played)
+    spans = []
+    for m in played:
+        assert m.started_at is not None and m.finished_at is not None
+        spans.append((m.started_at, m.finished_at))
+    spans.sort()
     assert all(prev[1] <= nxt[0] for prev, nxt in itertools.pairwise(spans))
 
 

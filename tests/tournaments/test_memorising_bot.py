@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import pytest
 from django.contrib.auth.models import User
 
-from tests.conftest import client_for
+from tests.support.users import client_for
 from tests.tournaments.memorising import Memoriser, serve_memoriser
 from tests.tournaments.spying import Prediction, chance_tail, seat_hits
 from tournaments.models import Ladder, Match, MatchStatus, Replay, Variant
@@ -53,7 +53,9 @@ def world(
     presets, make_bot, owner, staff, example_bots, loopback_allowed, settings
 ) -> Iterator[World]:
     settings.LADDER_MATCHES_IN_FLIGHT = 1
-    ladder_pause(ladder=ladder_ensure_default())  # the oh-hell ladder would seat the bots too
+    oh_hell_ladder = ladder_ensure_default()
+    assert oh_hell_ladder is not None
+    ladder_pause(ladder=oh_hell_ladder)  # the oh-hell ladder would seat the bots too
     variant = variant_create(
         user=staff,
         name="three-five-card-deals",

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
 from collections.abc import Iterator
 from datetime import timedelta
 
@@ -14,6 +11,7 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
+from tests.tournaments.workers import kill_worker
 from tournaments.models import RatingRecompute, RecomputeStatus
 from tournaments.services.ratings import RATING_LOCK_KEY, ratings_apply_pending
 from tournaments.services.recompute import recomputes_sweep_stale
@@ -23,7 +21,7 @@ from .workers import database_url, wait_for
 
 URL = "/api/ratings/recompute/"
 on_postgres_and_redis = pytest.mark.skipif(
-    not settings.REDIS_URL or settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"),
+    not settings.REDIS_URL or connection.vendor == "sqlite",
     reason="needs PostgreSQL and Redis: set DATABASE_URL and REDIS_URL",
 )
 
@@ -101,13 +99,6 @@ def test_a_request_answers_at_once_while_a_recompute_holds_the_rating_lock(
     assert response.json()["error"]["detail"]["recompute"]["id"] == job.pk
 
 
-def _kill(worker: subprocess.Popen) -> None:
-    """SIGKILL a worker and every process of its session."""
-    if worker.poll() is None:
-        os.killpg(worker.pid, signal.SIGKILL)
-    worker.wait(timeout=30)
-
-
 @pytest.mark.slow
 @on_postgres_and_redis
 @pytest.mark.django_db(transaction=True)
@@ -136,7 +127,7 @@ def test_a_recompute_whose_worker_was_killed_is_resumed_and_gives_the_live_ratin
             "the worker to start the recompute (it then waits for the rating lock)",
         )
     finally:
-        _kill(doomed)
+        kill_worker(doomed)
     again = staff_client.post(URL)  # the lock is still held: answered at once, naming the job
     assert again.status_code == 409
     assert again.json()["error"]["detail"]["recompute"]["id"] == job.pk
@@ -157,7 +148,7 @@ def test_a_recompute_whose_worker_was_killed_is_resumed_and_gives_the_live_ratin
             "the resumed recompute to finish",
         )
     finally:
-        _kill(rescuer)
+        kill_worker(rescuer)
     job.refresh_from_db()
     assert job.attempts == 2 and job.done == 4
     assert rating_snapshot() == live

@@ -7,9 +7,6 @@ the voided deal is shown with its seed, which matches the commitment published b
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
 from datetime import timedelta
 from typing import Any
 
@@ -19,7 +16,7 @@ from engine.game import Game
 from engine.observation import observe
 from engine.replay import verify_replay
 from engine.seeds import seed_matches, seed_sha256
-from tests.tournaments.workers import needs_postgres_and_redis, wait_for
+from tests.tournaments.workers import kill_worker, needs_postgres_and_redis, wait_for
 from tournaments.models import Match, MatchStatus, Replay
 from tournaments.services.matches import match_create
 from tournaments.services.sweeps import match_sweep_stuck
@@ -29,11 +26,6 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),
     needs_postgres_and_redis,
 ]
-
-
-def _kill(worker: subprocess.Popen) -> None:
-    os.killpg(worker.pid, signal.SIGKILL)
-    worker.wait(timeout=30)
 
 
 def _first_hand(recorded: list[dict[str, Any]]) -> list[str] | None:
@@ -61,7 +53,7 @@ def test_a_match_played_again_after_its_worker_died_is_dealt_anew(
 
     # Killed mid-match, once the recording bot has seen its first hand.
     wait_for(lambda: _first_hand(example_bots.recorded) is not None, 60, "the first hand")
-    _kill(doomed)
+    kill_worker(doomed)
     first_hand = _first_hand(example_bots.recorded)
     example_bots.recorded.clear()
     assert Match.objects.get(pk=match.pk).status == MatchStatus.RUNNING

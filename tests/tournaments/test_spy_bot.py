@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import pytest
 from django.conf import settings
+from django.db import connection
 from rest_framework.authtoken.models import Token
 
-from tests.conftest import client_for
+from tests.support.users import client_for
 from tests.tournaments.spying import (
     Spy,
     chance_tail,
@@ -37,7 +38,7 @@ pytestmark = [
     pytest.mark.slow,
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(
-        not settings.REDIS_URL or settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"),
+        not settings.REDIS_URL or connection.vendor == "sqlite",
         reason="needs PostgreSQL and Redis for the worker: set DATABASE_URL and REDIS_URL "
         "(./run test does when they answer on 127.0.0.1)",
     ),
@@ -52,9 +53,9 @@ ORGANISER_SEED = 4242  # small enough for the spy to invert its commitment
 
 @pytest.fixture
 def spy_world(make_bot, organiser, loopback_allowed, example_bots, live_server):
-    from tests.conftest import _make_user
+    from tests.support.users import make_user
 
-    spy_owner = _make_user("spy-owner")
+    spy_owner = make_user("spy-owner")
     make_bot(spy_owner, name="spy-owners-other-bot", status="active")
     token, _ = Token.objects.get_or_create(user=spy_owner)
     spy = Spy(api=live_server.url, token=token.key)
@@ -155,6 +156,7 @@ def test_a_bot_reading_the_api_during_its_matches_predicts_no_hidden_card_better
         assert chance_tail(draws, hits) < ALPHA
     # The deals really come from the revealed seeds.
     for p in revealed:
+        assert p.from_seed is not None
         assert (
             dealt_hands(p.body["variant"], p.players, p.from_seed, p.deal)[p.deal - 1]
             == truth[p.match_id][p.deal - 1]

@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from tests.conftest import client_for
+from tests.support.users import client_for
 from tests.tournaments.workers import needs_postgres_and_redis, wait_for
 from tournaments.models import BotStatus
 

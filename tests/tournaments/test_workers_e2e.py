@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from tests.tournaments.workers import database_url, needs_postgres_and_redis, wait_for
+from tests.tournaments.workers import database_url, kill_worker, needs_postgres_and_redis, wait_for
 from tournaments.models import Match, MatchSeat, MatchStatus, Rating, RatingHistory, Replay
 from tournaments.services.matches import match_create
 from tournaments.services.ratings import ratings_apply_pending
@@ -37,19 +37,14 @@ pytestmark = [
 ]
 
 
-def _kill(worker: subprocess.Popen) -> None:
-    os.killpg(worker.pid, signal.SIGKILL)
-    worker.wait(timeout=30)
-
-
 @pytest.fixture
 def table(playing_bots, presets):
     """A short variant and four active bots served over HTTP."""
-    from tests.conftest import _make_user
+    from tests.support.users import make_user
     from tournaments.services.variants import variant_create
 
     variant = variant_create(
-        user=_make_user("e2e-staff", is_staff=True),
+        user=make_user("e2e-staff", is_staff=True),
         name="e2e-short",
         base="oh-hell",
         options={"max_cards": 3, "order": "down"},
@@ -100,7 +95,7 @@ def test_a_worker_killed_mid_match_leaves_it_to_be_run_again_and_recorded_once(
         "the match to start",
     )
     time.sleep(0.5)
-    _kill(doomed)
+    kill_worker(doomed)
     assert Match.objects.get(pk=match.pk).status == MatchStatus.RUNNING
     wait_for(
         lambda: match_sweep_stuck(stale_after=timedelta(seconds=2))["requeued"] == 1,
@@ -124,7 +119,8 @@ def test_two_workers_finishing_many_matches_give_the_ratings_of_a_sequential_rep
     matches = _queue_matches(variant, bots, 16)
     ids = [m.pk for m in matches]
     wait_for(lambda: _finished(ids) == 16, 180, "sixteen matches recorded and rated")
-    sequences = sorted(Match.objects.filter(pk__in=ids).values_list("rating_sequence", flat=True))
+    played = Match.objects.filter(pk__in=ids).order_by("rating_sequence")
+    sequences = list(played.values_list("rating_sequence", flat=True))
     assert sequences == list(range(1, 17))
     live = list(Rating.objects.order_by("bot_id").values_list("bot_id", "mu", "sigma", "matches"))
     assert ratings_recompute() == 16
@@ -145,10 +141,10 @@ def test_two_workers_finishing_many_matches_give_the_ratings_of_a_sequential_rep
 
 
 def test_a_rating_writer_killed_inside_its_transaction_leaves_nothing_applied(oh_hell):
-    from tests.conftest import _make_user
+    from tests.support.users import make_user
     from tournaments.models import Bot
 
-    owner = _make_user("rating-owner")
+    owner = make_user("rating-owner")
     bots = [
         Bot.objects.create(
             owner=owner,
@@ -196,6 +192,7 @@ def test_a_rating_writer_killed_inside_its_transaction_leaves_nothing_applied(oh
         text=True,
         start_new_session=True,
     )
+    assert writer.stdout is not None
     assert writer.stdout.readline().strip() == "applied 5"
     os.killpg(writer.pid, signal.SIGKILL)
     writer.wait(timeout=30)

@@ -3,6 +3,7 @@ a local worker on embedded defaults as ./run starts it."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -15,14 +16,15 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.db import connection
+from kombu import Queue
 
-from config.settings import EMBEDDED_NOTED
+from config.startup import EMBEDDED_NOTED
 
 ROOT = Path(__file__).resolve().parents[2]
 
 # Tests with real workers, a broker and concurrent connections run on PostgreSQL and Redis only.
 needs_postgres_and_redis = pytest.mark.skipif(
-    not settings.REDIS_URL or settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"),
+    not settings.REDIS_URL or connection.vendor == "sqlite",
     reason="needs PostgreSQL and Redis: set DATABASE_URL and REDIS_URL (./run test does "
     "when they answer on 127.0.0.1)",
 )
@@ -30,9 +32,9 @@ needs_postgres_and_redis = pytest.mark.skipif(
 
 def database_url() -> str:
     """The URL of the test database, for processes started by a test."""
-    db = settings.DATABASES["default"]
+    db = connection.settings_dict
     auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
-    return f"postgres://{auth}@{db['HOST']}:{db['PORT']}/{connection.settings_dict['NAME']}"
+    return f"postgres://{auth}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
 
 
 def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
@@ -43,6 +45,14 @@ def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
             return
         time.sleep(0.2)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def kill_worker(worker: subprocess.Popen[bytes]) -> None:
+    """SIGKILL a worker and every process of its session, as a crash of the machine would."""
+    # The session may outlive its leader (a worker's pool); ProcessLookupError: nothing left.
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(worker.pid, signal.SIGKILL)
+    worker.wait(timeout=30)
 
 
 def queue_length(queue: str) -> int:
@@ -65,7 +75,7 @@ def purge_queue(queue: str) -> int:
     from config.celery_app import app
 
     with app.connection_for_write() as conn:
-        return int(conn.default_channel.queue_purge(queue) or 0)
+        return Queue(queue).bind(conn.default_channel).purge() or 0
 
 
 def drop_database_connections() -> int:

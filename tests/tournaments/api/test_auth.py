@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth.models import User
 from rest_framework.authtoken.models import Token
 
-from tests.conftest import PASSWORD
+from tests.support.users import PASSWORD
 from tests.tournaments.api.support import error_of
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import client_for
+from tests.support.users import client_for
 from tests.tournaments.api.support import error_of
 from tournaments.models import Bot, BotHealthCheck, BotStatus
 

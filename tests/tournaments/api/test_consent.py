@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from rest_framework.response import Response
+from rest_framework.test import APIClient
 
-from tests.conftest import client_for
+from tests.support.users import client_for
 from tournaments.models import Bot, BotStatus, Tournament
 
 
-def create(client, bots) -> object:
+def create(client: APIClient, bots: list[Bot]) -> Response:
     return client.post(
         "/api/tournaments/",
         {
@@ -32,7 +34,7 @@ def owners_bots(make_bot, owner, presets) -> list[Bot]:
 def test_nobody_enters_another_owners_bots_without_consent(owners_bots, client_fixture, request):
     response = create(request.getfixturevalue(client_fixture), owners_bots)
     assert response.status_code == 403
-    error = response.json()["error"]
+    error = response.data["error"]
     assert error["code"] == "permission_denied"
     assert "shy-0, shy-1, shy-2" in error["detail"]["bots"][0]
     assert "accept_invitations" in error["message"]
@@ -43,7 +45,7 @@ def test_only_the_bots_without_consent_are_named(owners_bots, organiser_client):
     Bot.objects.filter(name="shy-1").update(accept_invitations=True)
     response = create(organiser_client, owners_bots)
     assert response.status_code == 403
-    message = response.json()["error"]["message"]
+    message = response.data["error"]["message"]
     assert "shy-0, shy-2" in message and "shy-1" not in message
 
 

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from engine import Game, preset
 from engine.seeds import seed_matches, seed_sha256, seed_text
-from tests.conftest import client_for
+from tests.support.users import client_for
 from tests.tournaments.api.support import draft_round_robin, started
 from tournaments.models import (
     BotHealthCheck,

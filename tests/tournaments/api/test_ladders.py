@@ -13,7 +13,9 @@ from tournaments.services.ladders import ladder_ensure_default
 
 @pytest.fixture
 def ladder(oh_hell) -> Ladder:
-    return ladder_ensure_default()
+    ladder = ladder_ensure_default()
+    assert ladder is not None
+    return ladder
 
 
 def test_anyone_lists_and_reads_the_ladders(ladder, anonymous_client):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from django.db import connection
@@ -14,6 +15,7 @@ from tests.tournaments.api.support import error_of
 from tournaments.errors import ApplicationError
 from tournaments.leases import claim_token
 from tournaments.models import (
+    Bot,
     BotStatus,
     Match,
     MatchSeat,
@@ -21,20 +23,32 @@ from tournaments.models import (
     Replay,
     SeatFault,
     Tournament,
+    Variant,
 )
 from tournaments.services.matches import match_claim, match_fail_attempt, match_retry
 
 
-@pytest.fixture
-def seated(make_bot, owner, oh_hell):
-    """Create a match with the given bots seated in order; finished with scores when given."""
-    players = [make_bot(owner, status=BotStatus.ACTIVE) for _ in range(4)]
+class SeatedMatches:
+    """Makes matches with the first three of ``players`` seated in order."""
 
-    def make(scores=None, *, tournament=None, variant=None, replay=None, **fields):
+    def __init__(self, players: list[Bot], variant: Variant) -> None:
+        self.players = players
+        self.variant = variant
+
+    def __call__(
+        self,
+        scores: list[int] | None = None,
+        *,
+        tournament: Tournament | None = None,
+        variant: Variant | None = None,
+        replay: dict[str, Any] | None = None,
+        **fields: Any,
+    ) -> Match:
+        """Create a match of the seated bots; finished with ``scores`` when given."""
         match = Match.objects.create(
-            variant=variant or oh_hell, tournament=tournament, seed=11, **fields
+            variant=variant or self.variant, tournament=tournament, seed=11, **fields
         )
-        for i, bot in enumerate(players[:3]):
+        for i, bot in enumerate(self.players[:3]):
             MatchSeat.objects.create(match=match, seat=i, bot=bot)
         if scores is not None:
             now = timezone.now()
@@ -49,8 +63,11 @@ def seated(make_bot, owner, oh_hell):
             Replay.objects.create(match=match, data=replay)
         return Match.objects.get(pk=match.pk)
 
-    make.players = players
-    return make
+
+@pytest.fixture
+def seated(make_bot, owner, oh_hell) -> SeatedMatches:
+    """Four active bots of one owner, the first three seated in every match made."""
+    return SeatedMatches([make_bot(owner, status=BotStatus.ACTIVE) for _ in range(4)], oh_hell)
 
 
 class TestList:
@@ -72,7 +89,6 @@ class TestList:
     def test_the_list_filters_by_tournament_variant_status_and_bot(
         self, anonymous_client, seated, organiser, oh_hell, make_bot, owner
     ):
-        from tournaments.models import Variant
 
         cup = Tournament.objects.create(
             name="cup", organiser=organiser, variant=oh_hell, format="swiss"

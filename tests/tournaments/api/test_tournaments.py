@@ -9,7 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from tests.conftest import client_for
+from tests.support.users import client_for
 from tests.tournaments.api.support import draft_round_robin, error_of, started
 from tournaments.models import (
     Bot,
@@ -85,6 +85,7 @@ class TestCreate:
         assert response.status_code == 201
         tournament = Tournament.objects.get()
         assert tournament.status == TournamentStatus.SCHEDULED
+        assert tournament.start_at is not None
         assert abs(tournament.start_at - start_at) < timedelta(seconds=1)
         assert (tournament.seed, tournament.description) == (42, "evening games")
 
@@ -416,7 +417,7 @@ class TestProgressStandingsFixtures:
         self, organiser_client, anonymous_client, tournament
     ):
         started(organiser_client, tournament)
-        match = Match.objects.filter(tournament=tournament).first()
+        match = Match.objects.filter(tournament=tournament).earliest("pk")
         finish(match, [40, 40, 20])
         body = anonymous_client.get(f"/api/tournaments/{tournament.pk}/standings/").json()
         assert body["tie_for_first"] is True and body["final"] is False

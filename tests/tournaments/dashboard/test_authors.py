@@ -10,7 +10,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 from rest_framework.authtoken.models import Token
 
-from tests.conftest import PASSWORD
+from tests.support.users import PASSWORD
 from tournaments.api.throttling import WriteRateThrottle
 from tournaments.dashboard import protocol_doc
 from tournaments.models import Bot, BotHealthCheck, Match, MatchSeat, MatchStatus, SeatFault

@@ -7,6 +7,7 @@ from html.parser import HTMLParser
 from urllib.parse import urlsplit
 
 import pytest
+from django.http import FileResponse
 from django.test import Client
 
 from tournaments.dashboard import protocol_doc
@@ -128,4 +129,5 @@ def test_the_js_starter_bot_downloads_as_it_is_in_the_repository(client: Client)
     assert response.status_code == 200
     assert "attachment" in response["Content-Disposition"]
     assert response["Content-Type"].startswith("text/javascript")
+    assert isinstance(response, FileResponse)
     assert b"".join(response.streaming_content) == protocol_doc.STARTER_BOT_JS.read_bytes()

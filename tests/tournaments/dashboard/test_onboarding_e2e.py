@@ -18,13 +18,15 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.db import connection
 
 from tests.browser import HOW_TO_ENABLE, find_chromium
+from tests.tournaments.workers import wait_for
 from tournaments.models import Bot, Match, MatchStatus
 from tournaments.services.ladders import ladder_ensure_default
 
@@ -42,20 +44,11 @@ pytestmark = [
     pytest.mark.slow,
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(
-        not settings.REDIS_URL or settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"),
+        not settings.REDIS_URL or connection.vendor == "sqlite",
         reason="needs PostgreSQL and Redis for the worker processes: set DATABASE_URL and "
         "REDIS_URL (./run test does when they answer on 127.0.0.1)",
     ),
 ]
-
-
-def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.5)
-    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
 def listening(port: int) -> bool:

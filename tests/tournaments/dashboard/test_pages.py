@@ -276,7 +276,7 @@ def test_the_breadcrumb_targets_exist_and_list_what_they_name(client, world):
 
 
 def test_fault_counts_link_to_the_matches_where_the_faults_happened(client, world):
-    fault = SeatFault.objects.select_related("seat").first()
+    fault = SeatFault.objects.select_related("seat").earliest("pk")
     bot_id = fault.seat.bot_id
     page = client.get(f"/bots/{bot_id}/").content.decode()
     link = f"/matches/?bot={bot_id}&amp;fault={fault.kind}"

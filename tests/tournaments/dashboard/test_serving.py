@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 from django.test import RequestFactory
 
-from config.settings import EMBEDDED_NOTED
+from config.startup import EMBEDDED_NOTED
 from config.urls import handler500
+from tests.tournaments.workers import wait_for
 
 ROOT = Path(__file__).resolve().parents[3]
 STYLESHEET = re.compile(r'<link rel="stylesheet" href="/static/dashboard/dashboard\.css"')
@@ -50,24 +51,35 @@ def test_the_server_error_page_is_styled_like_the_dashboard() -> None:
     assert STYLESHEET.search(page) and "Something went wrong" in page
 
 
-def test_the_embedded_defaults_line_is_printed_once_by_a_process_and_those_it_starts(
+def test_the_development_server_and_its_reloaded_child_say_once_they_run_on_embedded_defaults(
     tmp_path: Path,
 ) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", EMBEDDED_NOTED)}
-    env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'db.sqlite3'}"
-    env["CELERY_EAGER"] = "1"
-    # As the development server's reloader does: the parent starts a child with its environment.
-    child = "import subprocess, sys; subprocess.run([sys.executable, 'manage.py', 'check'])"
-    done = subprocess.run(
-        [sys.executable, "manage.py", "shell", "-c", child],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    env.update(
+        DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}", CELERY_EAGER="1", PYTHONUNBUFFERED="1"
     )
-    assert done.returncode == 0, done.stderr
-    assert done.stderr.count("running on embedded defaults") == 1
+    out, err = tmp_path / "out.log", tmp_path / "err.log"
+    with out.open("wb") as stdout, err.open("wb") as stderr:
+        # With its reloader on, the parent starts the child that serves, with its environment.
+        server = subprocess.Popen(
+            [sys.executable, "manage.py", "runserver", f"127.0.0.1:{free_port()}"],
+            cwd=ROOT,
+            env=env,
+            stdout=stdout,
+            stderr=stderr,
+            start_new_session=True,
+        )
+    try:
+        wait_for(
+            lambda: "Quit the server" in out.read_text() or server.poll() is not None,
+            120,
+            "the development server's banner",
+        )
+        assert server.poll() is None, err.read_text()[-2000:]
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+    assert err.read_text().count("running on embedded defaults") == 1
 
 
 def free_port() -> int:
@@ -105,6 +117,7 @@ def test_run_serve_with_debug_off_serves_styled_pages(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
         start_new_session=True,
     )
+    assert server.stderr is not None
     try:
         deadline = time.monotonic() + 240
         while True:

@@ -157,7 +157,7 @@ def test_seat_positions_even_out():
         (([], 4, -1), "negative"),
     ],
 )
-def test_bad_arguments_are_refused(args, message):
+def test_bad_arguments_are_refused(args: tuple[list[Candidate], int, int], message: str) -> None:
     with pytest.raises(FixtureError, match=message):
         pick_tables(*args, random.Random(1))
 

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from tests.tournaments.formats.strategies import entries
 from tournaments.formats import (
+    Fixture,
     FixtureError,
     repeated_tables,
     seat_counts,
@@ -22,13 +23,17 @@ FAST = settings(max_examples=30, deadline=None)
 seeds = st.integers(min_value=0, max_value=2**63)
 
 
-def play_rounds(bots, k, count, seed, with_seats=False):
+def play_rounds(
+    bots: list[int], k: int, count: int, seed: int, with_seats: bool = False
+) -> list[list[Fixture]]:
     """Play `count` Swiss rounds with random results; return every round's fixtures."""
     rng = random.Random(seed)
     points = dict.fromkeys(bots, 0)
-    history, byes, played = set(), set(), []
+    history: set[frozenset[int]] = set()
+    byes: set[int] = set()
+    played: list[list[Fixture]] = []
     for number in range(count):
-        seat_history = None
+        seat_history: dict[int, list[int]] | None = None
         if with_seats:
             counts = seat_counts(f for fixtures in played for f in fixtures)
             seat_history = {bot: [c[s] for s in range(k)] for bot, c in counts.items()}
@@ -104,7 +109,7 @@ def test_five_rounds_never_repeat_a_table_when_there_are_two_tables_or_more(draw
     bots, k = drawn
     if len(swiss_table_sizes(len(bots), k)) < 2:
         return
-    history = set()
+    history: set[frozenset[int]] = set()
     for fixtures in play_rounds(bots, k, 5, seed):
         assert repeated_tables(fixtures, history) == 0
         history |= {frozenset(f.seats) for f in fixtures}
@@ -118,7 +123,7 @@ def test_byes_go_round_before_anyone_gets_a_second(drawn, seed):
     if per_round == 0:
         return
     rounds = len(bots) // per_round
-    byes = Counter()
+    byes: Counter[int] = Counter()
     for fixtures in play_rounds(bots, k, rounds, seed):
         byes.update(set(bots) - {bot for f in fixtures for bot in f.seats})
     assert max(byes.values()) == 1

@@ -51,7 +51,9 @@ class World:
 
     def group(self, bots: list[Bot], name: str) -> list[Match]:
         """The queued rotations of one duplicate group (every bot in every seat)."""
-        return [self._queued([b for b in seating], name) for seating in rotations(bots)]
+        by_id = {b.pk: b for b in bots}
+        seatings = rotations([b.pk for b in bots])
+        return [self._queued([by_id[pk] for pk in seating], name) for seating in seatings]
 
     def _queued(self, bots: list[Bot], group: str) -> Match:
         match = Match.objects.create(

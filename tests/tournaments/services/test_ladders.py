@@ -29,7 +29,9 @@ from tournaments.services.matches import match_claim
 
 @pytest.fixture
 def ladder(oh_hell) -> Ladder:
-    return ladder_ensure_default()
+    ladder = ladder_ensure_default()
+    assert ladder is not None
+    return ladder
 
 
 @pytest.fixture
@@ -73,9 +75,11 @@ def finish(matches) -> None:
 
 def test_the_oh_hell_ladder_runs_by_default_with_independent_deals(oh_hell):
     ladder = ladder_ensure_default()
+    assert ladder is not None
     assert ladder.variant == oh_hell and ladder.status == LadderStatus.RUNNING
     assert not ladder.duplicate
-    assert ladder_ensure_default().pk == ladder.pk
+    again = ladder_ensure_default()
+    assert again is not None and again.pk == ladder.pk
 
 
 def test_only_active_opted_in_bots_are_seated_each_at_one_open_table(

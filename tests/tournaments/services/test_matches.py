@@ -202,7 +202,8 @@ def test_an_attempt_that_lost_its_claim_beats_on_for_nobody_until_its_match_has_
     assert match_heartbeat(match_id=queued.pk, token=first)
     assert Match.objects.get(pk=queued.pk).heartbeat_at == claimed_beat != swept_beat
     assert match_heartbeat(match_id=queued.pk, token=second)
-    assert Match.objects.get(pk=queued.pk).heartbeat_at > claimed_beat
+    beat = Match.objects.get(pk=queued.pk).heartbeat_at
+    assert beat is not None and claimed_beat is not None and beat > claimed_beat
     # Failed: a late outcome still counts.
     Match.objects.filter(pk=queued.pk).update(status=MatchStatus.FAILED)
     assert match_heartbeat(match_id=queued.pk, token=first)

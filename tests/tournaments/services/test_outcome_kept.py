@@ -26,7 +26,7 @@ from tournaments.services.sweeps import match_sweep_stuck
 from tournaments.services.tournaments import tournament_advance
 
 postgres_only = pytest.mark.skipif(
-    settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"),
+    connection.vendor == "sqlite",
     reason="needs PostgreSQL: set DATABASE_URL (./run test does when it answers)",
 )
 

@@ -7,6 +7,7 @@ from datetime import timedelta
 
 import pytest
 from django.db import transaction
+from django.db.models import Max
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -180,7 +181,7 @@ def test_a_new_version_keeps_mu_raises_sigma_and_is_marked_in_the_history(
     mark = RatingHistory.objects.get(bot=a, match=None)
     assert (mark.version, mark.mu_before, mark.mu_after) == (2, mu, mu)
     assert (mark.sigma_before, mark.sigma_after) == (sigma, 6.5)
-    assert mark.sequence > max(Match.objects.values_list("rating_sequence", flat=True))
+    assert mark.sequence > Match.objects.aggregate(last=Max("rating_sequence"))["last"]
     later = world.single([a, b, d])
     world.finish(later, minute=10, seed=3)
     ratings_apply_pending()

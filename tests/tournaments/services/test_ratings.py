@@ -101,7 +101,9 @@ def test_each_match_is_rated_once_however_often_the_update_runs(bots, finished):
     assert ratings_apply_pending() == 0
     assert list(Rating.objects.order_by("bot_id").values_list("mu", "sigma", "matches")) == snapshot
     assert RatingHistory.objects.count() == 12
-    sequences = sorted(Match.objects.values_list("rating_sequence", flat=True))
+    sequences = list(
+        Match.objects.order_by("rating_sequence").values_list("rating_sequence", flat=True)
+    )
     assert sequences == [1, 2, 3, 4]
 
 
@@ -149,6 +151,7 @@ def test_the_rating_on_a_date_is_the_one_after_the_last_match_before_it(bots, fi
     )
     at_first = rating_on(bot_id=bots[0].pk, variant=variant, when=between)
     at_second = rating_on(bot_id=bots[0].pk, variant=variant, when=second.finished_at)
+    assert at_first is not None and at_second is not None
     assert at_first["match"] == first.pk and at_second["match"] == second.pk
     assert at_first["mu"] > at_second["mu"]
 
@@ -160,7 +163,7 @@ def test_the_leaderboard_orders_by_conservative_rating_and_can_hide_provisional(
     finished([(bots[0], 30), (bots[1], 20), (bots[2], 10)])
     finished([(bots[0], 30), (bots[1], 20), (bots[3], 10)])
     ratings_apply_pending()
-    board = list(leaderboard(variant=Match.objects.first().variant))
+    board = list(leaderboard(variant=Match.objects.earliest("pk").variant))
     values = [r.conservative for r in board]
     assert values == sorted(values, reverse=True)
     assert board[0].bot == bots[0]

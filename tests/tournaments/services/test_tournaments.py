@@ -32,11 +32,11 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def short(db):
-    from tests.conftest import _make_user
+    from tests.support.users import make_user
     from tournaments.services.variants import variant_create
 
     return variant_create(
-        user=_make_user("maker", is_staff=True),
+        user=make_user("maker", is_staff=True),
         name="two-deals",
         base="oh-hell",
         options={"max_cards": 2, "order": "down", "first_dealer": "random"},
@@ -142,7 +142,7 @@ def test_pause_holds_queued_matches_resume_releases_them_and_cancel_ends_it(
     bots = playing_bots(3)
     tournament = start_and_generate(_create(organiser, short, bots, "round_robin"))
     tournament_pause(tournament=tournament)
-    first = tournament.matches.order_by("pk").first()
+    first = tournament.matches.earliest("pk")
     assert match_run(match_id=first.pk) == "not-claimable"
     tournament_resume(tournament=tournament)
     assert match_run(match_id=first.pk) == "recorded"

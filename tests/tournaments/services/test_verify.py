@@ -10,7 +10,7 @@ import pytest
 from django.utils import timezone
 
 from arena.signing import verify_signature
-from tests.conftest import client_for
+from tests.support.users import client_for
 from tests.tournaments.conftest import ScriptedBot
 from tournaments.models import BotHealthCheck, BotStatus, DisabledCause, HealthCheckStatus
 from tournaments.services.bots import bot_disable, bot_verify, bot_verify_request
