@@ -109,6 +109,32 @@ def env_networks(name: str) -> list[ipaddress.IPv4Network | ipaddress.IPv6Networ
     return networks
 
 
+@dataclass(frozen=True)
+class TrustedProxies:
+    """The reverse proxies in front of the web server, whose ``X-Forwarded-For`` is believed.
+
+    Either a number of proxies (``count``) or the networks they connect from (``networks``);
+    neither: the connection's own address is the client's.
+    """
+
+    count: int = 0
+    networks: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = ()
+
+
+def env_trusted_proxies(name: str, *, maximum: int = 20) -> TrustedProxies:
+    """Read a number of proxies such as ``1``, or their CIDR networks such as ``10.0.0.0/8``."""
+    value = _raw(name)
+    if value is None:
+        return TrustedProxies()
+    if value.isascii() and value.isdecimal():
+        return TrustedProxies(count=env_int(name, 0, minimum=0, maximum=maximum))
+    try:
+        return TrustedProxies(networks=tuple(env_networks(name)))
+    except ImproperlyConfigured:
+        expected = f"a number of proxies from 0 to {maximum}, or CIDR networks such as 10.0.0.0/8"
+        raise _bad(name, value, expected) from None
+
+
 def env_rate(name: str, default: str) -> str:
     """Read a throttle rate such as ``60/minute``."""
     value = env_str(name, default)

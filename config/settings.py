@@ -23,6 +23,7 @@ from config.env import (
     env_networks,
     env_rate,
     env_str,
+    env_trusted_proxies,
     env_url,
     is_set,
     parse_database_url,
@@ -44,6 +45,10 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 if env_bool("USE_X_FORWARDED_PROTO", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Who the client is: the connection's address, unless reverse proxies are named here, by their
+# number or their networks; then X-Forwarded-For is read from the right, past the proxies
+# (tournaments/client_address.py). Every throttle, lockout and log takes the address from there.
+TRUSTED_PROXIES = env_trusted_proxies("TRUSTED_PROXIES")
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG)
 
 INSTALLED_APPS = [
@@ -329,6 +334,13 @@ AUTH_PASSWORD_VALIDATORS = [
         "NumericPasswordValidator",
     )
 ]
+
+# Failed sign-ins are also counted per account, whatever the address: after this many in a
+# row, every sign-in of the account (a right password too) is refused for the lockout, through
+# the API and the pages alike (tournaments/lockout.py).
+AUTHENTICATION_BACKENDS = ["tournaments.lockout.LockoutModelBackend"]
+AUTH_LOCKOUT_FAILURES = env_int("AUTH_LOCKOUT_FAILURES", 10, minimum=1, maximum=1000)
+AUTH_LOCKOUT_SECONDS = env_int("AUTH_LOCKOUT_SECONDS", 900, minimum=1, maximum=86400)
 
 # API
 REST_FRAMEWORK = {

@@ -67,6 +67,14 @@ def start(**variables: str) -> subprocess.CompletedProcess:
         ("BOT_MAX_RESPONSE_BYTES", "12kb"),
         ("BOT_DEFAULT_TIME_LIMIT_MS", "0"),
         ("THROTTLE_WRITE_RATE", "lots"),
+        ("TRUSTED_PROXIES", "yes"),
+        ("TRUSTED_PROXIES", "-1"),
+        ("TRUSTED_PROXIES", "21"),
+        ("TRUSTED_PROXIES", "1.5"),
+        ("TRUSTED_PROXIES", "127.0.0.1/32,10.0.0.0/33"),
+        ("TRUSTED_PROXIES", "10.0.0.0/8,proxy.internal"),
+        ("AUTH_LOCKOUT_FAILURES", "0"),
+        ("AUTH_LOCKOUT_SECONDS", "15m"),
         ("MAX_REQUEST_BYTES", "1e6"),
         ("LOG_LEVEL", "loud"),
     ],
@@ -205,6 +213,13 @@ def test_a_sqlite_url_may_be_relative_or_absolute():
             ["10.0.0.0/8", "::1/128"],
         ),
         (lambda: env.env_rate("V", "1/s"), "60/minute", "60/minute"),
+        (lambda: env.env_trusted_proxies("V"), " 2 ", env.TrustedProxies(count=2)),
+        (
+            lambda: [str(n) for n in env.env_trusted_proxies("V").networks],
+            "127.0.0.1/32, 10.0.0.0/8,fd00::/8",
+            ["127.0.0.1/32", "10.0.0.0/8", "fd00::/8"],
+        ),
+        (lambda: env.env_trusted_proxies("V").count, "127.0.0.1/32", 0),
     ],
 )
 def test_the_readers_parse_good_values(monkeypatch, reader, value, expected):
@@ -215,6 +230,7 @@ def test_the_readers_parse_good_values(monkeypatch, reader, value, expected):
 def test_an_unset_or_empty_variable_takes_the_default(monkeypatch):
     monkeypatch.setenv("V", "")
     assert env.env_int("V", 7) == 7 and env.env_bool("V", True) is True
+    assert env.env_trusted_proxies("V") == env.TrustedProxies()
     monkeypatch.delenv("V")
     assert env.env_str("V", "d") == "d" and env.env_list("V", ["x"]) == ["x"]
 

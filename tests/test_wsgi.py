@@ -4,23 +4,14 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
-import uuid
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
 from django.db import connection
 
-from tests.tournaments.workers import database_url
+from tests.web_server import gunicorn
 
-ROOT = Path(__file__).resolve().parent.parent
 LIMIT = 2048
 
 pytestmark = [
@@ -36,38 +27,8 @@ pytestmark = [
 @pytest.fixture
 def server() -> Iterator[int]:
     """gunicorn serving the app on the test database; yields its port."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(64)
-    port = listener.getsockname()[1]
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url(),
-        "MAX_REQUEST_BYTES": str(LIMIT),
-        "CELERY_QUEUE": f"test-{uuid.uuid4().hex[:10]}",
-    }
-    command = [sys.executable, "-m", "gunicorn", "config.wsgi", "--workers", "1"]
-    command += ["--bind", f"fd://{listener.fileno()}", "--log-level", "warning"]
-    process = subprocess.Popen(
-        command, cwd=ROOT, env=env, pass_fds=[listener.fileno()], start_new_session=True
-    )
-    listener.close()  # gunicorn holds its own copy
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            assert process.poll() is None, "gunicorn exited at start"
-            try:
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-                conn.request("GET", "/api/health/")
-                conn.getresponse().read()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "gunicorn did not answer in 120 s"
-                time.sleep(0.2)
+    with gunicorn(MAX_REQUEST_BYTES=str(LIMIT)) as port:
         yield port
-    finally:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=30)
 
 
 def _post_chunked(port: int, path: str, body: bytes) -> tuple[int, dict]:

@@ -15,3 +15,18 @@ def leaderboard_generation_key(ref: str) -> str:
 def recompute_progress_key(recompute_id: int) -> str:
     """Cache key holding [done, total] of a running recompute."""
     return f"ohhell:recompute:{recompute_id}"
+
+
+def _account(username: str) -> str:
+    # Case-folded, as sign-up refuses a name that differs from a taken one only in case.
+    return hashlib.sha256(username.casefold().encode()).hexdigest()
+
+
+def sign_in_attempts_key(username: str) -> str:
+    """Cache key counting the sign-in attempts of an account since its last success."""
+    return "ohhell:sign-in-attempts:" + _account(username)
+
+
+def sign_in_lockout_key(username: str) -> str:
+    """Cache key holding when an account's sign-in lockout ends (a Unix time)."""
+    return "ohhell:sign-in-lockout:" + _account(username)

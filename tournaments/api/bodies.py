@@ -1,6 +1,8 @@
 """One error body for every error the API answers.
 
 {"error": {"code": "...", "message": "...", "detail": {...}}}
+
+A 429 also carries ``"retry_after"``: the whole seconds to wait, as its ``Retry-After`` header.
 """
 
 from __future__ import annotations
@@ -17,9 +19,18 @@ class PayloadTooLarge(exceptions.APIException):
     default_code = "payload_too_large"
 
 
-def error_body(code: str, message: str, detail: dict[str, Any] | None = None) -> dict[str, Any]:
+def error_body(
+    code: str,
+    message: str,
+    detail: dict[str, Any] | None = None,
+    *,
+    retry_after: int | None = None,
+) -> dict[str, Any]:
     """Build the error body."""
-    return {"error": {"code": code, "message": message, "detail": detail or {}}}
+    error: dict[str, Any] = {"code": code, "message": message, "detail": detail or {}}
+    if retry_after is not None:
+        error["retry_after"] = retry_after
+    return {"error": error}
 
 
 def json_error(request: HttpRequest, code: str, message: str, status_code: int) -> JsonResponse:

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from tournaments.api.bodies import PayloadTooLarge, error_body
+from tournaments.api.throttling import TooMany, retry_after_seconds, too_many_message
 from tournaments.errors import (
     ApplicationError,
     ConflictError,
@@ -54,6 +55,14 @@ def _from_validation(exc: exceptions.ValidationError) -> Response:
     return Response(error_body("invalid", message, detail), status=exc.status_code)
 
 
+def _from_throttled(exc: exceptions.Throttled) -> Response:
+    seconds = retry_after_seconds(getattr(exc, "wait", None))
+    locked = exc.get_codes() == TooMany.LOCKED_OUT
+    reason = TooMany.LOCKED_OUT if locked else TooMany.THROTTLED
+    body = error_body(reason.value, too_many_message(reason, seconds), retry_after=seconds)
+    return Response(body, status=exc.status_code, headers={"Retry-After": str(seconds)})
+
+
 def _translate(exc: Exception) -> Exception:
     if isinstance(exc, Http404):
         return exceptions.NotFound()
@@ -75,6 +84,8 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
     exc = _translate(exc)
     if isinstance(exc, exceptions.ValidationError):
         return _from_validation(exc)
+    if isinstance(exc, exceptions.Throttled):
+        return _from_throttled(exc)
     response = drf_exception_handler(exc, context)
     if response is None:
         return None

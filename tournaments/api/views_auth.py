@@ -11,7 +11,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from tournaments.api.serializers.auth import SignUpInput, TokenInput, TokenOutput, UserOutput
+from tournaments.api.throttling import AccountLockedOut
 from tournaments.errors import ApplicationError
+from tournaments.lockout import sign_in_lockout
 from tournaments.services.users import user_sign_up, user_token
 
 
@@ -31,7 +33,10 @@ class SignUpView(APIView):
 
 
 class TokenView(APIView):
-    """Exchange a username and password for the account's API token."""
+    """Exchange a username and password for the account's API token.
+
+    Throttled per address (``auth``) and, through the authentication backend, per account.
+    """
 
     permission_classes = [AllowAny]
     authentication_classes: list = []
@@ -43,6 +48,8 @@ class TokenView(APIView):
         data.is_valid(raise_exception=True)
         user = authenticate(request, **data.validated_data)
         if user is None:
+            if (wait := sign_in_lockout(data.validated_data["username"])) is not None:
+                raise AccountLockedOut(wait)
             raise ApplicationError("Wrong username or password.", code="authentication_failed")
         return Response({"token": user_token(user=user), "username": user.username})
 

@@ -15,17 +15,23 @@ from django.conf import settings
 from django.contrib.auth import login, logout
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from tournaments.api.throttling import WriteRateThrottle
+from tournaments.api.throttling import (
+    TooMany,
+    WriteRateThrottle,
+    retry_after_seconds,
+    too_many_message,
+)
 from tournaments.dashboard import protocol_doc
 from tournaments.dashboard.forms import BotRegisterForm, LadderForm, SignUpForm
 from tournaments.errors import ApplicationError
+from tournaments.lockout import sign_in_lockout
 from tournaments.models import Bot, signed_in
 from tournaments.selectors.bots import (
     bot_health_check,
@@ -45,7 +51,7 @@ STARTER_PORT = 8001
 mine = login_required(login_url=SIGN_IN_URL)
 
 
-def _throttle_wait(request: HttpRequest, scope: str) -> float | None:
+def _throttle_wait(request: HttpRequest, scope: str) -> int | None:
     """Count one write against the API's throttle of ``scope``; seconds to wait when over it.
 
     The pages share the API's counters (per user, or per address when signed out), so a page
@@ -54,7 +60,7 @@ def _throttle_wait(request: HttpRequest, scope: str) -> float | None:
     throttle = WriteRateThrottle()
     if throttle.allow_request(request, SimpleNamespace(throttle_scope=scope)):
         return None
-    return throttle.wait() or 1.0
+    return retry_after_seconds(throttle.wait())
 
 
 def _over_write_limit(request: HttpRequest) -> HttpResponse | None:
@@ -62,11 +68,13 @@ def _over_write_limit(request: HttpRequest) -> HttpResponse | None:
     wait = _throttle_wait(request, "writes")
     if wait is None:
         return None
-    return HttpResponse(f"Too many requests; try again in {wait:.0f} seconds.", status=429)
+    response = HttpResponse(too_many_message(TooMany.THROTTLED, wait), status=429)
+    response["Retry-After"] = str(wait)
+    return response
 
 
-def _too_many(form: Any, wait: float) -> None:
-    form.add_error(None, f"Too many attempts from here; try again in {wait:.0f} seconds.")
+def _no_lockout() -> int | None:
+    return None
 
 
 def _next_param(request: HttpRequest) -> str:
@@ -85,50 +93,64 @@ def _next_url(request: HttpRequest) -> str:
 
 def _submitted(
     request: HttpRequest,
-    form: Any,
+    make_form: Callable[[QueryDict | None], Any],
     *,
     scope: str,
-    act: Callable[[dict[str, Any]], HttpResponse],
+    act: Callable[[Any], HttpResponse],
     template: str,
     context: Callable[[], dict[str, Any]],
+    locked_out: Callable[[], int | None] = _no_lockout,
 ) -> HttpResponse:
     """The one way a page's form is sent: a GET shows it; a POST counts against the throttle
     of ``scope`` (429), then a valid form is acted on (its response), and a refusal by the
-    service or the form shows the form again with its errors (400).
+    service or the form shows the form again with its errors (400), unless ``locked_out``
+    then gives seconds to wait (429).
+
+    A 429 shows the form empty, its input never validated: validating a sign-in checks the
+    password, and the page would tell a right guess from a wrong one.
     """
 
-    def page(status: int) -> HttpResponse:
-        return render(request, template, {"form": form, **context()}, status=status)
+    def page(form: Any, status: int, **extra: str) -> HttpResponse:
+        return render(request, template, {"form": form, **context(), **extra}, status=status)
+
+    def too_many(wait: int, reason: TooMany) -> HttpResponse:
+        response = page(make_form(None), 429, refusal=too_many_message(reason, wait))
+        response["Retry-After"] = str(wait)
+        return response
 
     if request.method != "POST":
-        return page(200)
+        return page(make_form(None), 200)
     wait = _throttle_wait(request, scope)
     if wait is not None:
-        _too_many(form, wait)
-        return page(429)
+        return too_many(wait, TooMany.THROTTLED)
+    form = make_form(request.POST)
     if form.is_valid():
         try:
-            return act(form.cleaned_data)
+            return act(form)
         except ApplicationError as error:
             form.add_service_error(error)
-    return page(400)
+    if (wait := locked_out()) is not None:
+        return too_many(wait, TooMany.LOCKED_OUT)
+    return page(form, 400)
 
 
 def _signing_page(
     request: HttpRequest,
-    form: Any,
+    make_form: Callable[[QueryDict | None], Any],
     *,
-    act: Callable[[dict[str, Any]], HttpResponse],
+    act: Callable[[Any], HttpResponse],
     template: str,
+    locked_out: Callable[[], int | None] = _no_lockout,
 ) -> HttpResponse:
     """Signing up or in: throttled as "auth", carrying where to go next."""
     return _submitted(
         request,
-        form,
+        make_form,
         scope="auth",
         act=act,
         template=template,
         context=lambda: {"next": _next_param(request)},
+        locked_out=locked_out,
     )
 
 
@@ -136,27 +158,37 @@ def _signing_page(
 @require_http_methods(["GET", "HEAD", "POST"])
 def sign_up(request: HttpRequest) -> HttpResponse:
     """Create an account, sign in with it and go to "My bots"."""
-    form = SignUpForm(request.POST if request.method == "POST" else None)
 
-    def signed_up(data: dict[str, Any]) -> HttpResponse:
-        user, _token = user_sign_up(**data)
+    def signed_up(form: SignUpForm) -> HttpResponse:
+        user, _token = user_sign_up(**form.cleaned_data)
         login(request, user)
         return redirect(_next_url(request))
 
-    return _signing_page(request, form, act=signed_up, template="dashboard/sign_up.html")
+    return _signing_page(request, SignUpForm, act=signed_up, template="dashboard/sign_up.html")
 
 
 @never_cache
 @require_http_methods(["GET", "HEAD", "POST"])
 def sign_in(request: HttpRequest) -> HttpResponse:
-    """Sign in with a username and password."""
-    form = AuthenticationForm(request, data=request.POST if request.method == "POST" else None)
+    """Sign in with a username and password; 429 while the address or the account is over
+    its limit."""
 
-    def enter(data: dict[str, Any]) -> HttpResponse:
+    def enter(form: AuthenticationForm) -> HttpResponse:
         login(request, form.get_user())
         return redirect(_next_url(request))
 
-    return _signing_page(request, form, act=enter, template="dashboard/sign_in.html")
+    def locked_out() -> int | None:
+        # The authentication backend refused the attempt unchecked (tournaments/lockout.py).
+        wait = sign_in_lockout(str(request.POST.get("username", "")))
+        return None if wait is None else retry_after_seconds(wait)
+
+    return _signing_page(
+        request,
+        lambda data: AuthenticationForm(request, data=data),
+        act=enter,
+        template="dashboard/sign_in.html",
+        locked_out=locked_out,
+    )
 
 
 @require_POST
@@ -184,15 +216,14 @@ def _show_secret_once(request: HttpRequest, bot: Bot, secret: str) -> HttpRespon
 @require_http_methods(["GET", "HEAD", "POST"])
 def my_bots(request: HttpRequest) -> HttpResponse:
     """List the user's bots; register a new one (its secret is shown on the next page, once)."""
-    form = BotRegisterForm(request.POST if request.method == "POST" else None)
 
-    def registered(data: dict[str, Any]) -> HttpResponse:
-        bot, secret = bot_register(owner=signed_in(request.user), **data)
+    def registered(form: BotRegisterForm) -> HttpResponse:
+        bot, secret = bot_register(owner=signed_in(request.user), **form.cleaned_data)
         return _show_secret_once(request, bot, secret)
 
     return _submitted(
         request,
-        form,
+        BotRegisterForm,
         scope="writes",
         act=registered,
         template="dashboard/my_bots.html",

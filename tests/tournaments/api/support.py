@@ -9,10 +9,15 @@ from tournaments.services.tournaments import tournament_create, tournament_gener
 
 
 def error_of(response: Any) -> dict[str, Any]:
-    """Return the error of a response in the API's one error shape, checking that shape."""
+    """Return the error of a response in the API's one error shape, checking that shape
+    (a 429 also says when to retry, as its ``Retry-After`` header does)."""
     body = response.json()
     assert set(body) == {"error"}
-    assert set(body["error"]) == {"code", "message", "detail"}
+    if response.status_code == 429:
+        assert set(body["error"]) == {"code", "message", "detail", "retry_after"}
+        assert body["error"]["retry_after"] == int(response["Retry-After"]) >= 1
+    else:
+        assert set(body["error"]) == {"code", "message", "detail"}
     return body["error"]
 
 

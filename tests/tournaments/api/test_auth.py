@@ -8,6 +8,7 @@ from rest_framework.authtoken.models import Token
 
 from tests.support.users import PASSWORD
 from tests.tournaments.api.support import error_of
+from tests.tournaments.workers import wait_for
 
 
 def test_signing_up_answers_a_token_that_works(anonymous_client):
@@ -92,3 +93,94 @@ def test_sign_ups_are_throttled(anonymous_client, monkeypatch):
     ]
     assert codes == [201, 201, 429]
     assert User.objects.count() == 2
+
+
+def token_request(client, username: str, password: str, **extra):
+    return client.post(
+        "/api/auth/token/", {"username": username, "password": password}, format="json", **extra
+    )
+
+
+def test_wrong_passwords_from_one_address_get_429_whatever_x_forwarded_for_says(
+    anonymous_client, owner, settings, monkeypatch
+):
+    from tournaments.api.throttling import WriteRateThrottle
+
+    monkeypatch.setattr(WriteRateThrottle, "THROTTLE_RATES", {"auth": "20/minute"})
+    settings.AUTH_LOCKOUT_FAILURES = 1000  # the per-address limit alone
+    responses = [
+        token_request(anonymous_client, "owner", f"guess-{i}", HTTP_X_FORWARDED_FOR=f"10.0.0.{i}")
+        for i in range(25)
+    ]
+    assert [r.status_code for r in responses] == [400] * 20 + [429] * 5
+    for response in responses[20:]:
+        error = error_of(response)
+        assert error["code"] == "throttled"
+        assert 1 <= error["retry_after"] <= 60
+        assert f"try again in {error['retry_after']} s" in error["message"]
+    assert Token.objects.count() == 0
+
+
+def test_wrong_passwords_for_one_account_lock_it_out_with_retry_after(
+    anonymous_client, owner, settings, monkeypatch
+):
+    from tournaments.api.throttling import WriteRateThrottle
+
+    monkeypatch.setattr(WriteRateThrottle, "THROTTLE_RATES", {"auth": "1000/minute"})
+    settings.AUTH_LOCKOUT_FAILURES = 10
+    settings.AUTH_LOCKOUT_SECONDS = 900
+    responses = [token_request(anonymous_client, "owner", f"guess-{i}") for i in range(25)]
+    assert [r.status_code for r in responses] == [400] * 10 + [429] * 15
+    for response in responses[10:]:
+        error = error_of(response)
+        assert error["code"] == "locked_out"
+        assert 890 <= error["retry_after"] <= 900
+        assert error["message"] == (
+            f"Too many sign-in attempts for this account; try again in {error['retry_after']} s."
+        )
+
+
+def test_the_account_limit_holds_across_addresses_and_refuses_the_right_password(
+    anonymous_client, owner, settings
+):
+    settings.AUTH_LOCKOUT_FAILURES = 5
+    for i in range(5):
+        wrong = token_request(anonymous_client, "owner", "wrong", REMOTE_ADDR=f"198.51.100.{i}")
+        assert wrong.status_code == 400, i
+    right = token_request(anonymous_client, "owner", PASSWORD, REMOTE_ADDR="203.0.113.1")
+    assert right.status_code == 429
+    assert error_of(right)["code"] == "locked_out"
+    assert Token.objects.count() == 0
+    # Another account is not held up by it, from any of those addresses.
+    User.objects.create_user(username="bystander", password=PASSWORD)
+    other = token_request(anonymous_client, "bystander", PASSWORD, REMOTE_ADDR="198.51.100.0")
+    assert other.status_code == 200
+
+
+def test_a_name_that_differs_only_in_case_counts_for_the_same_account(
+    anonymous_client, owner, settings
+):
+    settings.AUTH_LOCKOUT_FAILURES = 2
+    for username in ("OWNER", "Owner"):
+        assert token_request(anonymous_client, username, "wrong").status_code == 400
+    assert token_request(anonymous_client, "owner", PASSWORD).status_code == 429
+
+
+def test_a_successful_sign_in_starts_the_count_again(anonymous_client, owner, settings):
+    settings.AUTH_LOCKOUT_FAILURES = 3
+    codes = [token_request(anonymous_client, "owner", "wrong").status_code for _ in range(2)]
+    codes.append(token_request(anonymous_client, "owner", PASSWORD).status_code)
+    codes += [token_request(anonymous_client, "owner", "wrong").status_code for _ in range(4)]
+    assert codes == [400, 400, 200, 400, 400, 400, 429]
+
+
+def test_the_right_password_works_again_once_the_lockout_is_over(anonymous_client, owner, settings):
+    settings.AUTH_LOCKOUT_FAILURES = 1
+    settings.AUTH_LOCKOUT_SECONDS = 1
+    assert token_request(anonymous_client, "owner", "wrong").status_code == 400
+    assert token_request(anonymous_client, "owner", PASSWORD).status_code == 429
+    wait_for(
+        lambda: token_request(anonymous_client, "owner", PASSWORD).status_code == 200,
+        timeout=30,
+        what="the lockout to end",
+    )

@@ -128,8 +128,63 @@ def test_sign_up_through_the_page_counts_against_the_apis_throttle(client, monke
     assert first.status_code == 302
     third = Client().post("/signup/", {"username": "u2", "password": GOOD_PASSWORD})
     assert third.status_code == 429
-    assert "try again in" in third.content.decode()
+    assert f"try again in {int(third['Retry-After'])} s" in third.content.decode()
     assert not User.objects.filter(username="u2").exists()
+
+
+def test_a_made_up_x_forwarded_for_is_no_way_around_the_sign_in_throttle(owner, monkeypatch):
+    monkeypatch.setattr(WriteRateThrottle, "THROTTLE_RATES", {"auth": "3/minute"})
+    codes = [
+        Client(HTTP_X_FORWARDED_FOR=f"10.0.0.{i}")
+        .post("/signin/", {"username": "owner", "password": f"guess-{i}"})
+        .status_code
+        for i in range(5)
+    ]
+    assert codes == [400, 400, 400, 429, 429]
+
+
+def test_a_throttled_sign_in_page_reads_the_same_for_a_right_and_a_wrong_password(
+    owner, monkeypatch
+):
+    monkeypatch.setattr(WriteRateThrottle, "THROTTLE_RATES", {"auth": "1/minute"})
+    assert Client().post("/signin/", {"username": "owner", "password": "x"}).status_code == 400
+    pages = {
+        password: Client().post("/signin/", {"username": "owner", "password": password})
+        for password in ("wrong", PASSWORD)
+    }
+    for page in pages.values():
+        assert page.status_code == 429
+        assert int(page["Retry-After"]) >= 1
+    wrong, right = (Page(p.content.decode()) for p in pages.values())
+    assert "correct username and password" not in pages["wrong"].content.decode()
+    assert wrong.errors == right.errors
+
+
+def test_sign_in_is_locked_per_account_across_addresses_and_the_page_says_for_how_long(
+    owner, settings
+):
+    settings.AUTH_LOCKOUT_FAILURES = 4
+    settings.AUTH_LOCKOUT_SECONDS = 600
+    for i in range(4):
+        client = Client(REMOTE_ADDR=f"198.51.100.{i}")
+        wrong = client.post("/signin/", {"username": "owner", "password": "wrong"})
+        assert wrong.status_code == 400
+    client = Client(REMOTE_ADDR="203.0.113.1")
+    right = client.post("/signin/", {"username": "owner", "password": PASSWORD})
+    assert right.status_code == 429
+    seconds = int(right["Retry-After"])
+    assert 590 <= seconds <= 600
+    html = right.content.decode()
+    assert f"Too many sign-in attempts for this account; try again in {seconds} s." in html
+    assert "correct username and password" not in html
+    assert "_auth_user_id" not in client.session
+    # The API's token endpoint counts the same attempts.
+    api = client.post(
+        "/api/auth/token/",
+        {"username": "owner", "password": PASSWORD},
+        content_type="application/json",
+    )
+    assert api.status_code == 429 and api.json()["error"]["code"] == "locked_out"
 
 
 def test_forms_refuse_a_post_without_the_csrf_token(owner):
