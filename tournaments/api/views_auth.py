@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 from tournaments.api.serializers.auth import SignUpInput, TokenInput, TokenOutput, UserOutput
 from tournaments.errors import ApplicationError
 from tournaments.services.users import user_sign_up, user_token
+from tournaments.usernames import normalised
 
 
 class SignUpView(APIView):
@@ -41,7 +42,10 @@ class TokenView(APIView):
     def post(self, request: Request) -> Response:
         data = TokenInput(data=request.data)
         data.is_valid(raise_exception=True)
-        user = authenticate(request, **data.validated_data)
+        credentials = dict(data.validated_data)
+        # Names are stored in NFKC, as the sign-in page's form normalises them too.
+        credentials["username"] = normalised(credentials["username"])
+        user = authenticate(request, **credentials)
         if user is None:
             raise ApplicationError("Wrong username or password.", code="authentication_failed")
         return Response({"token": user_token(user=user), "username": user.username})
