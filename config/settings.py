@@ -307,6 +307,9 @@ BOT_HELLO_TIMEOUT_MS = env_int("BOT_HELLO_TIMEOUT_MS", 3000, minimum=100, maximu
 # A verification asked for through the API or the admin is queued; one still pending after this
 # long (its task lost) is sent again when asked for again.
 BOT_VERIFY_RESEND_S = env_int("BOT_VERIFY_RESEND_S", 60, minimum=5)
+# Bots one account may register (staff are exempt): more bots would sit more often at one
+# table, and each is called over the network by every match it plays.
+BOTS_PER_ACCOUNT_MAX = env_int("BOTS_PER_ACCOUNT_MAX", 10, minimum=1, maximum=10000)
 
 # The platform's own network, checked before a bot is charged a timeout or connection error
 # mid-match (arena/netcheck.py, tournaments/netpolicy.py): a TCP connect to the broker of

@@ -190,9 +190,11 @@ class VariantAdmin(admin.ModelAdmin):
         return rules["problem"] or "\n".join(rules["rules"])
 
 
-# A tournament's definition is fixed once it starts: its matches were made from it.
+# A tournament's definition is fixed once it starts: its matches were made from it (and
+# whether they count for the public ratings is settled for all of them at once).
 NOT_STARTED = (TournamentStatus.DRAFT, TournamentStatus.SCHEDULED)
 FIXED_ONCE_STARTED = [
+    "rated",
     "variant",
     "format",
     "table_size",
@@ -246,13 +248,14 @@ class TournamentAdmin(admin.ModelAdmin):
         "variant",
         "format",
         "status",
+        "rated",
         "organiser",
         "table_size",
         "start_at",
         "entry_count",
         "progress",
     ]
-    list_filter = ["status", "format", "variant"]
+    list_filter = ["status", "rated", "format", "variant"]
     search_fields = ["name", "organiser__username"]
     list_select_related = ["variant", "organiser"]
     readonly_fields = ["created_at", "updated_at", "started_at", "progress"]

@@ -20,8 +20,10 @@ NETWORKS = TrustedProxies(
 
 def address(settings, proxies: TrustedProxies, remote: str, forwarded: str | None = None) -> str:
     settings.TRUSTED_PROXIES = proxies
-    headers = {} if forwarded is None else {"HTTP_X_FORWARDED_FOR": forwarded}
-    return client_address(RequestFactory().get("/", REMOTE_ADDR=remote, **headers))
+    request = RequestFactory().get("/", REMOTE_ADDR=remote)
+    if forwarded is not None:
+        request.META["HTTP_X_FORWARDED_FOR"] = forwarded
+    return client_address(request)
 
 
 @pytest.mark.parametrize(

@@ -73,7 +73,10 @@ class MatchFilter(django_filters.FilterSet):
     variant = django_filters.CharFilter(field_name="variant__name", lookup_expr="iexact")
     status = django_filters.ChoiceFilter(choices=MatchStatus.choices)
     bot = IdFilter(field_name="seats__bot_id", label="a bot that sat at the table")
-    rated = django_filters.BooleanFilter()
+    # As the answer's ``rated``: changed the public ratings (an unrated tournament's never do).
+    rated = django_filters.BooleanFilter(
+        field_name="rating_sequence", lookup_expr="isnull", exclude=True
+    )
 
     class Meta:
         model = Match

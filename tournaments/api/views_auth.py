@@ -15,6 +15,7 @@ from tournaments.api.throttling import AccountLockedOut
 from tournaments.errors import ApplicationError
 from tournaments.lockout import sign_in_lockout
 from tournaments.services.users import user_sign_up, user_token
+from tournaments.usernames import normalised
 
 
 class SignUpView(APIView):
@@ -46,7 +47,10 @@ class TokenView(APIView):
     def post(self, request: Request) -> Response:
         data = TokenInput(data=request.data)
         data.is_valid(raise_exception=True)
-        user = authenticate(request, **data.validated_data)
+        credentials = dict(data.validated_data)
+        # Names are stored in NFKC, as the sign-in page's form normalises them too.
+        credentials["username"] = normalised(credentials["username"])
+        user = authenticate(request, **credentials)
         if user is None:
             if (wait := sign_in_lockout(data.validated_data["username"])) is not None:
                 raise AccountLockedOut(wait)

@@ -32,6 +32,7 @@ from tournaments.models.matches import (
 from tournaments.models.ratings import Rating, RatingHistory, RatingRecompute, RecomputeStatus
 from tournaments.models.users import (
     ORGANISERS_GROUP,
+    UsernameKey,
     is_organiser,
     sees_bot_privately,
     sees_platform_errors,
@@ -63,6 +64,7 @@ __all__ = [
     "TournamentEntry",
     "TournamentFormat",
     "TournamentStatus",
+    "UsernameKey",
     "Variant",
     "VoidReason",
     "VoidedDeal",

@@ -114,6 +114,12 @@ class Tournament(models.Model):
     rounds = models.PositiveIntegerField(default=1)
     games_per_fixture = models.PositiveIntegerField(default=1)
     seed = models.BigIntegerField(default=new_seed)
+    # Whether its matches change the variant's public ratings; only staff set it, so an
+    # organiser cannot feed their own bot weak opponents (tournaments/services/ratings.py).
+    rated = models.BooleanField(
+        default=False,
+        help_text="set by staff only: the matches change the variant's public ratings",
+    )
     # Keys this tournament's deals apart from every other competition's (tournaments/seeds.py).
     deal_salt = models.CharField(
         max_length=2 * DEAL_SALT_BYTES, default=new_deal_salt, unique=True, editable=False

@@ -22,6 +22,8 @@ class Match(models.Model):
 
     ``claimed_by``/``claimed_at`` are set by a conditional UPDATE, so one worker plays a match
     at a time; ``rating_sequence`` orders rating updates so a recompute gives the same numbers.
+    ``rated`` says the rating writer has handled the finished match; it changed the public
+    ratings when it has a ``rating_sequence`` too (a ladder's match, or a rated tournament's).
     """
 
     tournament = models.ForeignKey(
@@ -75,15 +77,11 @@ class Match(models.Model):
                 | models.Q(finished_at__isnull=False),
                 name="match_finished_has_time",
             ),
+            # A handled match of an unrated tournament has no sequence: it changed no rating.
             models.CheckConstraint(
                 condition=models.Q(rated=False, rated_at__isnull=True, rating_sequence__isnull=True)
-                | models.Q(
-                    rated=True,
-                    status=MatchStatus.FINISHED,
-                    rated_at__isnull=False,
-                    rating_sequence__isnull=False,
-                ),
-                name="match_rated_is_finished_and_sequenced",
+                | models.Q(rated=True, status=MatchStatus.FINISHED, rated_at__isnull=False),
+                name="match_rated_is_finished",
             ),
             models.UniqueConstraint(
                 fields=["rating_sequence"], name="match_rating_sequence_unique"

@@ -1,11 +1,32 @@
-"""Roles: organisers may create variants and tournaments, like staff."""
+"""Roles: organisers may create variants and tournaments, like staff; and usernames' keys."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied
+from django.db import models
 
 ORGANISERS_GROUP = "organisers"
+
+
+class UsernameKey(models.Model):
+    """What an account's username shares with every name that looks like it
+    (tournaments/usernames.py): unique, so the database refuses a lookalike even when two
+    sign-ups race."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="username_key",
+    )
+    # NULL only for an account that already shared its key with an older one when keys were
+    # introduced (migration 0022): both accounts were kept, and the older one holds the key.
+    key = models.CharField(max_length=64, unique=True, null=True)
+
+    def __str__(self) -> str:
+        return f"username key of user {self.user_id}"
 
 
 def is_organiser(user: User | AnonymousUser) -> bool:

@@ -87,7 +87,11 @@ def bot_register(
     description: str = "",
     accept_invitations: bool = False,
 ) -> tuple[Bot, str]:
-    """Register a bot, pending verification; return it with its secret, shown only now."""
+    """Register a bot, pending verification; return it with its secret, shown only now.
+
+    An account may have ``BOTS_PER_ACCOUNT_MAX`` bots (staff any number): one owner's many
+    bots would sit together at tables and load the workers.
+    """
     secret = new_secret()
     bot = Bot(
         owner=owner,
@@ -97,9 +101,26 @@ def bot_register(
         accept_invitations=accept_invitations,
         secret=secret,
     )
-    _save(bot)
+    with transaction.atomic():
+        _check_bot_count(owner)
+        _save(bot)
     bot_verify_soon(bot=bot)
     return bot, secret
+
+
+def _check_bot_count(owner: User) -> None:
+    """Refuse one more bot past the cap; the owner's row is locked so two registrations
+    at once cannot both pass."""
+    if owner.is_staff:
+        return
+    User.objects.select_for_update().filter(pk=owner.pk).first()
+    limit = settings.BOTS_PER_ACCOUNT_MAX
+    if Bot.objects.filter(owner=owner).count() >= limit:
+        raise ConflictError(
+            f"An account may register at most {limit} bots.",
+            field="owner",
+            extra={"limit": limit},
+        )
 
 
 def bot_update(*, bot: Bot, data: dict) -> Bot:

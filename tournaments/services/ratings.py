@@ -11,6 +11,12 @@ rated as ONE update once all of them have ended, ranked by the deal-by-deal comp
 cancels the luck of the cards and orders a field better than rating the same number of
 matches one by one or summed (bench/README.md). Their history rows hang on the group's first
 match.
+
+Only ladder matches and the matches of tournaments staff marked ``rated`` change the public
+ratings; any organiser can run a tournament, and could otherwise feed their own bot weak
+opponents. The others are marked handled (``rated``) with no sequence and change nothing, so a
+recompute, which replays the sequence, agrees with the live numbers. Their tournament's
+standings still count them (tournaments/selectors/tournaments.py).
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from typing import NamedTuple
 
 from django.core.cache import cache
 from django.db import connection, transaction
-from django.db.models import Exists, Field, Max, Model, OuterRef, Q
+from django.db.models import Exists, Field, Max, Model, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from engine.scoring import rating_ranks
@@ -37,6 +43,7 @@ from tournaments.models import (
     Rating,
     RatingHistory,
     Replay,
+    Tournament,
     Variant,
 )
 from tournaments.rating_math import RatingParams, new_version_sigma, rate
@@ -371,6 +378,28 @@ def sequence_of(version: BotVersion) -> int:
     return version.rating_sequence
 
 
+def counted_matches() -> QuerySet[Match]:
+    """The matches that changed the public ratings, the ones a recompute replays."""
+    return Match.objects.filter(rated=True, rating_sequence__isnull=False)
+
+
+def _split_counted(units: list[list[Match]]) -> tuple[list[list[Match]], list[Match]]:
+    """The units that change the public ratings, and the matches of unrated tournaments."""
+    tournament_ids = {unit[0].tournament_id for unit in units if unit[0].tournament_id}
+    rated_ids = set(
+        Tournament.objects.filter(pk__in=tournament_ids, rated=True).values_list("pk", flat=True)
+    )
+    counted: list[list[Match]] = []
+    skipped: list[Match] = []
+    for unit in units:
+        tournament_id = unit[0].tournament_id
+        if tournament_id is None or tournament_id in rated_ids:
+            counted.append(unit)
+        else:
+            skipped += unit
+    return counted, skipped
+
+
 def _last_history_at() -> datetime | None:
     """The time of the latest update in the sequence (an index scan of history by sequence)."""
     return RatingHistory.objects.order_by("-sequence").values_list("at", flat=True).first()
@@ -444,11 +473,11 @@ def _apply_batch(batch: int) -> int:
         .exclude(_waiting_rotation())
         .order_by("finished_at", "pk")[:batch]
     )
-    units = _units(pending)
+    units, skipped = _split_counted(_units(pending))
     versions = list(
         BotVersion.objects.filter(rating_sequence__isnull=True).order_by("created_at", "pk")[:batch]
     )
-    if not units and not versions:
+    if not units and not skipped and not versions:
         return 0
     rated = [m for unit in units for m in unit]
     seats = seats_by_match([m.pk for m in rated])
@@ -484,12 +513,14 @@ def _apply_batch(batch: int) -> int:
         if rows:
             at = rows[0].at
             history += rows
+    for match in skipped:
+        match.rated, match.rated_at = True, now
     save_state(state)
     save_history(history)
     forget_leaderboards({variant_id for _, variant_id in state.values})
-    _update_rows(Match, rated, ["rated", "rated_at", "rating_sequence", "rating_group"])
+    _update_rows(Match, rated + skipped, ["rated", "rated_at", "rating_sequence", "rating_group"])
     _update_rows(BotVersion, versions, ["rating_sequence"])
-    return len(rated) + len(versions)
+    return len(rated) + len(skipped) + len(versions)
 
 
 def _rate_members(

@@ -1,9 +1,9 @@
 """Rebuilding every rating from the stored results, as a background job staff can ask for.
 
-A recompute replays the rated matches in their ``rating_sequence`` and so reproduces the live
-numbers exactly (tournaments/services/ratings.py applies them). It runs as one transaction
-under the rating lock, claimed and beating like a match (tournaments/leases.py), so a dead
-worker's attempt leaves nothing behind and is queued again by the sweep.
+A recompute replays the matches that changed the ratings in their ``rating_sequence`` and so
+reproduces the live numbers exactly (tournaments/services/ratings.py applies them). It runs as
+one transaction under the rating lock, claimed and beating like a match (tournaments/leases.py),
+so a dead worker's attempt leaves nothing behind and is queued again by the sweep.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from tournaments.services.ratings import (
     RatingState,
     SeatRow,
     Unit,
+    counted_matches,
     effective_at,
     ended_at,
     forget_leaderboards,
@@ -59,7 +60,7 @@ RECOMPUTE_REQUEST_LOCK_KEY = 7_042_018
 def ratings_recompute(*, progress: Callable[[int, int], None] | None = None) -> int:
     """Rebuild every rating and history row from the stored results, in sequence order."""
     lock_ratings()
-    rated = Match.objects.filter(rated=True).order_by("rating_sequence")
+    rated = counted_matches().order_by("rating_sequence")
     total = rated.count()
     RatingHistory.objects.all().delete()
     Rating.objects.all().delete()
@@ -232,7 +233,7 @@ def ratings_recompute_job(*, recompute_id: int) -> str:
     mine = RatingRecompute.objects.filter(pk=recompute_id, claimed_by=token)
     try:
         with Heartbeat(lambda: _recompute_heartbeat(recompute_id, token)):
-            mine.update(total=Match.objects.filter(rated=True).count())
+            mine.update(total=counted_matches().count())
             done = ratings_recompute(progress=progress)
     except Exception as exc:
         mine.update(

@@ -94,8 +94,15 @@ def tournament_create(
     start_at: datetime | None = None,
     description: str = "",
     seed: int | None = None,
+    rated: bool = False,
 ) -> Tournament:
-    """Create a tournament with its entries; scheduled when ``start_at`` is given, else draft."""
+    """Create a tournament with its entries; scheduled when ``start_at`` is given, else draft.
+
+    Only staff may make it ``rated`` (its matches then change the public ratings): an organiser
+    choosing the field could feed their own bot weak opponents.
+    """
+    if rated and not organiser.is_staff:
+        raise PermissionDeniedError("Only staff may mark a tournament rated.", field="rated")
     if format not in TournamentFormat.values:
         raise ApplicationError(f"unknown format {format!r}", field="format")
     check_table(variant, table_size)
@@ -113,6 +120,7 @@ def tournament_create(
         rounds=rounds,
         start_at=start_at,
         status=TournamentStatus.SCHEDULED if start_at else TournamentStatus.DRAFT,
+        rated=rated,
     )
     if seed is not None:
         tournament.seed = seed

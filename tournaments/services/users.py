@@ -10,12 +10,17 @@ from django.db import IntegrityError, transaction
 from rest_framework.authtoken.models import Token
 
 from tournaments.errors import ApplicationError, ConflictError
+from tournaments.models import UsernameKey
+from tournaments.usernames import mixes_scripts, normalised, username_key
 
+TAKEN = "That username is taken, or one that looks like it."
 USERNAME_MAX_LENGTH = 150
 USERNAME_VALIDATOR = UnicodeUsernameValidator(message="Use letters, digits and @ . + - _ only.")
 
 
 def _clean_username(username: str) -> str:
+    """The name as it is stored (NFKC), checked."""
+    username = normalised(username)
     if not username:
         raise ApplicationError("Choose a username.", field="username")
     if len(username) > USERNAME_MAX_LENGTH:
@@ -27,12 +32,32 @@ def _clean_username(username: str) -> str:
     return username
 
 
+def _taken(username: str, key: str) -> bool:
+    """Tell whether an account has this name (any case) or one that looks like it."""
+    User = get_user_model()
+    return (
+        User.objects.filter(username__iexact=username).exists()
+        or UsernameKey.objects.filter(key=key).exists()
+    )
+
+
 def user_sign_up(*, username: str, password: str, email: str = "") -> tuple[User, str]:
-    """Create an account and return it with its API token."""
+    """Create an account and return it with its API token.
+
+    The name is stored in NFKC, and refused (409) when it looks like one already taken
+    (tournaments/usernames.py); the unique key settles two sign-ups racing for it.
+    """
     User = get_user_model()
     username = _clean_username(username)
-    if User.objects.filter(username__iexact=username).exists():
-        raise ConflictError("That username is taken.", field="username")
+    key = username_key(username)
+    if _taken(username, key):
+        raise ConflictError(TAKEN, field="username")
+    if mixes_scripts(username):
+        raise ApplicationError(
+            "Use the letters of one script: this name mixes alphabets (Latin with Cyrillic or "
+            "Greek, say), so it could pass for another.",
+            field="username",
+        )
     candidate = User(username=username, email=email)
     try:
         password_validation.validate_password(password, user=candidate)
@@ -41,9 +66,10 @@ def user_sign_up(*, username: str, password: str, email: str = "") -> tuple[User
     try:
         with transaction.atomic():
             user = User.objects.create_user(username=username, email=email, password=password)
+            UsernameKey.objects.create(user=user, key=key)
             token = Token.objects.create(user=user)
     except IntegrityError:
-        raise ConflictError("That username is taken.", field="username") from None
+        raise ConflictError(TAKEN, field="username") from None
     return user, token.key
 
 

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
 from rest_framework.authtoken.models import Token
 
 from tests.support.users import PASSWORD
 from tests.tournaments.api.support import error_of
 from tests.tournaments.workers import wait_for
+from tournaments.models import UsernameKey
+from tournaments.usernames import username_key
 
 
 def test_signing_up_answers_a_token_that_works(anonymous_client):
@@ -45,6 +48,77 @@ def test_bad_sign_ups_are_refused_and_no_account_is_made(anonymous_client, owner
     assert response.status_code in (400, 409)
     assert field in error_of(response)["detail"]
     assert User.objects.count() == 1 and Token.objects.count() == 0
+
+
+def _sign_up(client, username: str):
+    data = {"username": username, "password": "plenty-long-pass-99"}
+    return client.post("/api/auth/signup/", data, format="json")
+
+
+def test_a_name_is_stored_in_nfkc_and_its_fullwidth_form_signs_in(anonymous_client):
+    response = _sign_up(anonymous_client, "\uff21lice")  # fullwidth A
+    assert response.status_code == 201 and response.json()["username"] == "Alice"
+    assert User.objects.get().username == "Alice"
+    data = {"username": "\uff21lice", "password": "plenty-long-pass-99"}
+    assert anonymous_client.post("/api/auth/token/", data, format="json").status_code == 200
+
+
+@pytest.mark.parametrize(
+    "lookalike",
+    [
+        "\uff21lice",  # fullwidth A: stored as "Alice"
+        "\u0430lice",  # Cyrillic a
+        "ALICE",
+        "\u0410\u13de\u0406\u0421\u0415",  # Cyrillic and Cherokee capitals
+        "\U0001d41alice",  # mathematical bold a
+    ],
+)
+def test_a_name_that_looks_like_one_taken_is_refused(anonymous_client, lookalike):
+    assert _sign_up(anonymous_client, "alice").status_code == 201
+    response = _sign_up(anonymous_client, lookalike)
+    assert response.status_code == 409, response.content
+    assert list(error_of(response)["detail"]) == ["username"]
+    assert User.objects.count() == 1
+
+
+def test_the_first_of_two_lookalikes_keeps_the_name_whichever_script_it_is(anonymous_client):
+    assert _sign_up(anonymous_client, "\u0455\u0435\u0440").status_code == 201  # Cyrillic
+    response = _sign_up(anonymous_client, "sep")
+    assert response.status_code == 409
+    assert list(error_of(response)["detail"]) == ["username"]
+
+
+@pytest.mark.parametrize(
+    "mixed",
+    ["p\u0430ypal", "\u0455taff", "ab\u03b1\u03b2", "\u0441\u043e\u0434e"],
+)
+def test_a_name_mixing_latin_with_cyrillic_or_greek_is_refused(anonymous_client, mixed):
+    response = _sign_up(anonymous_client, mixed)
+    assert response.status_code == 400, response.content
+    error = error_of(response)
+    assert list(error["detail"]) == ["username"] and "script" in error["message"]
+    assert User.objects.count() == 0
+
+
+@pytest.mark.parametrize(
+    "name", ["Jos\u00e9_1", "\u5c71\u7530\u305f\u308d\u3046", "\u0411\u043e\u0440\u0438\u0441"]
+)
+def test_names_of_one_script_or_a_japanese_mix_are_welcome(anonymous_client, name):
+    assert _sign_up(anonymous_client, name).status_code == 201
+
+
+def test_the_sign_up_page_refuses_a_lookalike_too(anonymous_client, client):
+    assert _sign_up(anonymous_client, "alice").status_code == 201
+    response = client.post("/signup/", {"username": "\u0430lice", "password": "plenty-long-99"})
+    assert response.status_code == 400 and "looks like it" in response.content.decode()
+    assert User.objects.count() == 1
+
+
+def test_the_database_refuses_a_second_account_with_the_same_key(anonymous_client):
+    assert _sign_up(anonymous_client, "alice").status_code == 201
+    intruder = User.objects.create_user(username="\u0430lice")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        UsernameKey.objects.create(user=intruder, key=username_key("\u0430lice"))
 
 
 def test_the_token_endpoint_answers_the_same_token_each_time(anonymous_client, owner):

@@ -26,6 +26,25 @@ class TestRegister:
         assert body["owner"] == "owner" and body["status"] == "pending"
         assert bot.owner == owner and bot.endpoint_url == PUBLIC_URL
 
+    def test_the_eleventh_bot_of_an_account_is_refused_naming_the_owner(self, owner_client):
+        for n in range(10):
+            assert register(owner_client, name=f"bot-{n}").status_code == 201
+        response = register(owner_client, name="bot-10")
+        assert response.status_code == 409
+        error = error_of(response)
+        assert error["detail"]["owner"] == ["An account may register at most 10 bots."]
+        assert Bot.objects.count() == 10 and not Bot.objects.filter(name="bot-10").exists()
+
+    def test_the_cap_follows_the_setting_and_staff_are_exempt(
+        self, owner_client, staff_client, settings
+    ):
+        settings.BOTS_PER_ACCOUNT_MAX = 2
+        for n in range(2):
+            assert register(owner_client, name=f"mine-{n}").status_code == 201
+        assert register(owner_client, name="mine-2").status_code == 409
+        for n in range(3):
+            assert register(staff_client, name=f"house-{n}").status_code == 201
+
     def test_anonymous_cannot_register_a_bot(self, anonymous_client):
         response = register(anonymous_client)
         assert response.status_code == 401

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from django.conf import settings
 from django.contrib.auth.models import User
+from django.db import connection
 
 from tests.web_server import Answer, gunicorn, post_json
 from tournaments.api.throttling import retry_after_seconds, throttle_ident
@@ -12,7 +12,7 @@ from tournaments.api.throttling import retry_after_seconds, throttle_ident
 PASSWORD = "plenty-long-pass-99"
 
 needs_the_test_database = pytest.mark.skipif(
-    settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"),
+    connection.vendor == "sqlite",
     reason="the server process needs the test's database: set DATABASE_URL (./run test "
     "does when PostgreSQL answers on 127.0.0.1)",
 )

@@ -89,6 +89,18 @@ class TestCreate:
         assert abs(tournament.start_at - start_at) < timedelta(seconds=1)
         assert (tournament.seed, tournament.description) == (42, "evening games")
 
+    def test_only_staff_mark_a_tournament_rated(self, organiser_client, staff_client, active_bots):
+        plain = create(organiser_client, active_bots)
+        assert plain.status_code == 201 and plain.json()["rated"] is False
+        refused = create(organiser_client, active_bots, rated=True)
+        assert refused.status_code == 403
+        error = error_of(refused)
+        assert error["detail"] == {"rated": ["Only staff may mark a tournament rated."]}
+        assert Tournament.objects.count() == 1
+        marked = create(staff_client, active_bots, rated=True)
+        assert marked.status_code == 201 and marked.json()["rated"] is True
+        assert Tournament.objects.get(pk=marked.json()["id"]).rated
+
     @pytest.mark.parametrize(
         ("client_fixture", "status"),
         [("owner_client", 403), ("other_client", 403), ("anonymous_client", 401)],

@@ -83,6 +83,8 @@ def test_signing_up_creates_the_account_signs_in_and_leads_to_my_bots(client):
         ({"username": ""}, "username", "required"),
         ({"username": "u" * 151}, "username", "at most 150"),
         ({"username": "OWNER"}, "username", "taken"),
+        ({"username": "\uff2fwner"}, "username", "taken"),  # fullwidth O
+        ({"username": "n\u0435wcomer"}, "username", "script"),  # Cyrillic e
         ({"password": "123"}, "password", "too short"),
         ({"password": "password"}, "password", "too common"),
         ({"password": ""}, "password", "required"),

@@ -99,7 +99,8 @@ def play_and_record(match: Match, *, when: datetime | None = None, faults: bool 
 def build_world(
     *, owners: list[User], bots: int = 8, finished: int = 12, queued: int = 4, table: int = 4
 ) -> World:
-    """A running round-robin tournament in oh-hell with some matches played and rated."""
+    """A running round-robin tournament in oh-hell, marked rated, with some matches played
+    and rated."""
     variant = Variant.objects.get(name="oh-hell")
     made = make_bots(bots, owners)
     start = timezone.now() - timedelta(hours=2)
@@ -111,6 +112,7 @@ def build_world(
         status=TournamentStatus.RUNNING,
         table_size=table,
         started_at=start,
+        rated=True,
     )
     TournamentEntry.objects.bulk_create(TournamentEntry(tournament=tournament, bot=b) for b in made)
     world = World(variant=variant, bots=made, tournament=tournament)

@@ -39,9 +39,15 @@ class World:
     start: datetime = field(default_factory=lambda: timezone.now() - timedelta(days=1))
 
     @classmethod
-    def create(cls, *, organiser: Any, variant: Variant) -> World:
+    def create(cls, *, organiser: Any, variant: Variant, rated: bool = True) -> World:
+        """A tournament staff marked ``rated`` unless told otherwise."""
         tournament = Tournament.objects.create(
-            name="world", organiser=organiser, variant=variant, format="duplicate", status="running"
+            name="world",
+            organiser=organiser,
+            variant=variant,
+            format="duplicate",
+            status="running",
+            rated=rated,
         )
         return cls(tournament=tournament, variant=variant)
 

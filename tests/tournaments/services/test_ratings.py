@@ -193,7 +193,12 @@ def duplicate_group(bots, oh_hell, organiser):
     from tournaments.models import Replay, Tournament
 
     tournament = Tournament.objects.create(
-        name="dup", organiser=organiser, variant=oh_hell, format="duplicate", status="running"
+        name="dup",
+        organiser=organiser,
+        variant=oh_hell,
+        format="duplicate",
+        status="running",
+        rated=True,
     )
     a, b, c, d = bots[:4]
     skill = {a.pk: 3, b.pk: 1, c.pk: 0, d.pk: -2}

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from tests.tournaments.starting import start_and_generate
 from tournaments.errors import ApplicationError
-from tournaments.models import Match, MatchSeat, MatchStatus, Rating, TournamentStatus
+from tournaments.models import Match, MatchSeat, MatchStatus, Rating, Tournament, TournamentStatus
 from tournaments.selectors.tournaments import tournament_progress, tournament_standings
 from tournaments.services.ratings import ratings_apply_pending
 from tournaments.services.runs import match_run
@@ -58,6 +58,13 @@ def _create(organiser, variant, bots, fmt, **fields):
     )
 
 
+def _marked_rated(tournament: Tournament) -> Tournament:
+    """Staff mark the tournament rated (in the admin), so its matches change the ratings."""
+    Tournament.objects.filter(pk=tournament.pk).update(rated=True)
+    tournament.refresh_from_db()
+    return tournament
+
+
 def _play_out(tournament, limit: int = 200) -> list[Match]:
     """Play queued matches and advance the tournament until it finishes."""
     for _ in range(limit):
@@ -74,7 +81,8 @@ def test_a_round_robin_gives_every_bot_the_same_number_of_matches_and_finishes(
     organiser, playing_bots, short
 ):
     bots = playing_bots(5)
-    tournament = start_and_generate(_create(organiser, short, bots, "round_robin"))
+    tournament = _marked_rated(_create(organiser, short, bots, "round_robin"))
+    tournament = start_and_generate(tournament)
     matches = _play_out(tournament)
     tournament.refresh_from_db()
     assert tournament.status == TournamentStatus.FINISHED and tournament.finished_at
@@ -93,7 +101,8 @@ def test_a_duplicate_tournament_replays_each_seed_in_every_rotation_and_ranks_by
     organiser, playing_bots, short
 ):
     bots = playing_bots(3)
-    tournament = start_and_generate(_create(organiser, short, bots, "duplicate", rounds=1))
+    tournament = _marked_rated(_create(organiser, short, bots, "duplicate", rounds=1))
+    tournament = start_and_generate(tournament)
     matches = _play_out(tournament)
     groups = Counter(m.duplicate_group for m in matches)
     assert all(n == 3 for n in groups.values())

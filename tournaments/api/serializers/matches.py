@@ -77,10 +77,17 @@ class MatchOutput(serializers.ModelSerializer):
     seed_sha256 = serializers.SerializerMethodField(
         help_text="SHA-256 of the seed's decimal text, published before the match is played"
     )
+    rated = serializers.SerializerMethodField(
+        help_text="whether the match changed the public ratings: a ladder's or a rated "
+        "tournament's match, once the ratings were updated"
+    )
 
     @extend_schema_field(serializers.IntegerField(allow_null=True))
     def get_seed(self, match: Match) -> int | None:
         return match.seed if match_seed_revealed(match) else None
+
+    def get_rated(self, match: Match) -> bool:
+        return match.rating_sequence is not None
 
     def get_seed_sha256(self, match: Match) -> str:
         return seed_sha256(match.seed)

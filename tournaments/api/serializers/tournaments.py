@@ -15,6 +15,10 @@ from tournaments.selectors.variants import MAX_ID
 from tournaments.services.tournaments import MAX_ENTRIES
 
 MAX_ROUNDS = 1000
+RATED_HELP = (
+    "whether the matches change the variant's public ratings (ladder matches always do); "
+    "the tournament's own standings count every match either way"
+)
 
 
 class TournamentInput(serializers.Serializer):
@@ -33,6 +37,10 @@ class TournamentInput(serializers.Serializer):
         min_value=1, max_value=MAX_ROUNDS, default=1, help_text=rounds_help()
     )
     start_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
+    rated = serializers.BooleanField(
+        default=False,
+        help_text=RATED_HELP + "; only staff may set it true (403 for anyone else)",
+    )
     seed = StrictIntegerField(
         min_value=0,
         max_value=MAX_ID,
@@ -85,6 +93,7 @@ class TournamentOutput(serializers.ModelSerializer):
         extra_kwargs = {
             "rounds": {"help_text": rounds_help()},
             "format": {"help_text": format_help()},
+            "rated": {"help_text": RATED_HELP},
         }
         fields = [
             "id",
@@ -97,6 +106,7 @@ class TournamentOutput(serializers.ModelSerializer):
             "table_size",
             "time_limit_ms",
             "rounds",
+            "rated",
             "seed",
             "seed_sha256",
             "start_at",
