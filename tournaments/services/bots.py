@@ -178,10 +178,9 @@ def bot_rotate_secret(*, bot: Bot) -> str:
     the ladders, pending, until it verifies with the new secret.
     """
     with transaction.atomic():
-        bot = Bot.objects.select_for_update().get(pk=bot.pk)
+        status = Bot.objects.select_for_update().values_list("status", flat=True).get(pk=bot.pk)
         bot.secret = new_secret()
-        if bot.status == BotStatus.ACTIVE:
-            bot.status = BotStatus.PENDING
+        bot.status = BotStatus.PENDING if status == BotStatus.ACTIVE else status
         bot.save(update_fields=["secret", "status", "updated_at"])
     return bot.secret
 
