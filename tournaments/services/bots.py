@@ -236,8 +236,6 @@ def _after_failure(bot: Bot, result: HelloResult, *, verifying: bool) -> None:
         return
     if result.error_kind == FaultKind.REFUSED:
         _disable(bot, DisabledCause.REFUSED, f"{REFUSAL_REASON} ({result.error_message})")
-    elif bot.status == BotStatus.ACTIVE and verifying:
-        bot.status = BotStatus.PENDING
     elif (
         bot.status == BotStatus.ACTIVE
         and bot.consecutive_failures >= settings.HEALTH_FAILURES_TO_DISABLE
@@ -248,6 +246,8 @@ def _after_failure(bot: Bot, result: HelloResult, *, verifying: bool) -> None:
             f"failed {bot.consecutive_failures} health checks in a row; last: "
             f"{result.error_kind}: {result.error_message}",
         )
+    elif bot.status == BotStatus.ACTIVE and verifying:
+        bot.status = BotStatus.PENDING
 
 
 def bot_record_check(
