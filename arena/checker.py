@@ -2,7 +2,8 @@
 
 For bot authors before registering: ``hello``, then a sample of real ``bid`` and ``play``
 requests drawn from games of several variants (closed bidding, must-trump, the dealer's turned
-card, eight players...), each answer parsed as strictly as in a match.
+card, eight players...), each answer parsed as strictly as in a match; then the signing probes
+(``arena.probes``): unsigned, forged, replayed and stale requests, each of which it must refuse.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 from arena.faults import BotFault
 from arena.limits import Limits
 from arena.netpolicy import NetworkPolicy
+from arena.probes import ProbeResult, probe_signing
 from arena.protocol import MessageType, decision_message, parse_bid, parse_card
 from arena.transport import BotClient
 from engine.game import Game
@@ -43,11 +45,19 @@ class CheckReport:
     latencies_ms: list[float] = field(default_factory=list)
     faults: list[str] = field(default_factory=list)
     time_limit_ms: int = 1000
+    probes: tuple[ProbeResult, ...] = ()
 
     @property
     def passed(self) -> bool:
-        """A bot passes when it answered hello and every sample legally and in time."""
-        return self.hello_ok and not self.faults and len(self.latencies_ms) == self.samples
+        """A bot passes when it answered hello and every sample legally and in time, and
+        refused every signing probe."""
+        return (
+            self.hello_ok
+            and not self.faults
+            and len(self.latencies_ms) == self.samples
+            and bool(self.probes)
+            and not any(probe.accepted for probe in self.probes)
+        )
 
     def percentile(self, q: float) -> float | None:
         """Latency percentile of the answered samples, in ms."""
@@ -59,6 +69,7 @@ class CheckReport:
     def reasons(self) -> list[str]:
         """Why the verdict is what it is, in plain words."""
         reasons = [] if self.hello_ok else ["hello was not answered with a 2xx JSON object"]
+        reasons += [f"signing probe {p.describe()}" for p in self.probes if p.accepted]
         reasons += self.faults[:10]
         if len(self.faults) > 10:
             reasons.append(f"... and {len(self.faults) - 10} more faults")
@@ -119,6 +130,7 @@ async def check_bot(
         except BotFault as fault:
             report.faults.append(f"hello: {fault.kind}: {fault.detail}")
             return report
+        report.probes = await probe_signing(client, endpoint, secret)
         for i, message in enumerate(sample_requests(samples, seed, time_limit_ms)):
             try:
                 result = await client.call(

@@ -84,6 +84,11 @@ def _check(args: argparse.Namespace) -> int:
             f"latency:  p50 {report.percentile(0.5):.1f} ms, p95 {report.percentile(0.95):.1f}"
             f" ms, max {max(report.latencies_ms):.1f} ms"
         )
+    if report.probes:
+        refused = sum(not probe.accepted for probe in report.probes)
+        print(f"signing:  {refused}/{len(report.probes)} probes refused, as they must be")
+        for probe in report.probes:
+            print(f"  - {probe.describe()}")
     print(f"verdict:  {'PASS' if report.passed else 'FAIL'}")
     for reason in report.reasons():
         print(f"  - {reason}")

@@ -19,6 +19,8 @@ class FaultKind(StrEnum):
     TIMEOUT = "timeout"
     CONNECTION_ERROR = "connection_error"
     HTTP_STATUS = "http_status"
+    # HTTP 401 or 403 to a request signed with the bot's secret: it checks with another one.
+    REFUSED = "refused"
     NOT_JSON = "not_json"
     WRONG_SHAPE = "wrong_shape"
     ILLEGAL_ACTION = "illegal_action"
@@ -87,6 +89,17 @@ class BotHTTPStatusError(BotFault):
     ) -> None:
         super().__init__(detail, sample=sample, latency_ms=latency_ms)
         self.status = status
+
+
+class BotRefusedError(BotHTTPStatusError):
+    """The bot answered 401 or 403 to a correctly signed request: it refused the signature."""
+
+    kind = FaultKind.REFUSED
+
+
+# The statuses by which a bot refuses a request's signature.
+REFUSAL_STATUSES = frozenset({401, 403})
+REFUSAL_ADVICE = "the secret is the likely cause: the bot checks signatures with another secret"
 
 
 class BotRedirectError(BotHTTPStatusError):

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from arena.faults import ArenaNetworkError, BotConnectionError, BotFault, BotTimeout
+from arena.faults import ArenaNetworkError, BotConnectionError, BotFault, BotTimeout, FaultKind
 from arena.limits import Limits
 from arena.netcheck import NetworkCheck
 from arena.protocol import (
@@ -43,6 +43,7 @@ from engine.variant import Bidding, Variant
 # times a module name's read, so the per-decision path reads these names instead.
 _BID, _PLAY = MessageType.BID, MessageType.PLAY
 _BIDDING, _OVER = Phase.BID, Phase.OVER
+_REFUSED = str(FaultKind.REFUSED)
 # The faults an outage of the worker's own network also causes; any other fault needs an answer.
 _NETWORK_FAULTS = (BotTimeout, BotConnectionError)
 # While the worker's network is down, check it again this often.
@@ -106,6 +107,12 @@ class SeatStats:
             self.disqualified = True
 
     @property
+    def refused_every_request(self) -> bool:
+        """Whether the seat answered no request but refused each one's signature (401 or 403):
+        a bot checking with another secret, or one refusing from its first request on."""
+        return self.calls == 0 and self.fault_count > 0 and set(self.faults) == {_REFUSED}
+
+    @property
     def mean_latency_ms(self) -> float | None:
         """Mean latency of answered calls."""
         return self.latency_total_ms / self.calls if self.calls else None
@@ -140,6 +147,7 @@ class SeatOutcome:
             "max_latency_ms": s.latency_max_ms,
             "fault_count": s.fault_count,
             "disqualified": s.disqualified,
+            "refused_every_request": s.refused_every_request,
             "faults": {kind: stat.to_dict() for kind, stat in s.faults.items()},
         }
 

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from arena.limits import Limits
 from arena.netpolicy import DEFAULT_POLICY, NetworkPolicy
+from arena.probes import Verification, verify_bot
 from arena.transport import BotClient, CallResult
 
 T = TypeVar("T")
@@ -194,3 +195,16 @@ def hello_once(
     loop = worker_loop()
     client = loop.client(limits=limits or Limits(), policy=policy)
     return loop.run(client.hello(endpoint, secret))
+
+
+def verify_once(
+    endpoint: str,
+    secret: str,
+    *,
+    limits: Limits | None = None,
+    policy: NetworkPolicy = DEFAULT_POLICY,
+) -> Verification:
+    """Send a ``hello`` and the signing probes from synchronous code, on the worker loop."""
+    loop = worker_loop()
+    client = loop.client(limits=limits or Limits(), policy=policy)
+    return loop.run(verify_bot(client, endpoint, secret))

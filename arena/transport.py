@@ -13,7 +13,7 @@ import asyncio
 import errno
 import functools
 import time
-from collections.abc import Coroutine, Iterator, Mapping
+from collections.abc import Callable, Coroutine, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +23,8 @@ from aiohttp.abc import AbstractResolver
 from yarl import URL
 
 from arena.faults import (
+    REFUSAL_ADVICE,
+    REFUSAL_STATUSES,
     ArenaResourceError,
     BotConnectionError,
     BotFault,
@@ -31,6 +33,7 @@ from arena.faults import (
     BotNotJSONError,
     BotOversizeError,
     BotRedirectError,
+    BotRefusedError,
     BotTimeout,
     BotWrongShapeError,
     ClientClosedError,
@@ -66,6 +69,15 @@ class CallResult:
     data: dict[str, Any]
     latency_ms: float
     status: int = 200
+
+
+@dataclass(frozen=True, slots=True)
+class RawAnswer:
+    """A 2xx answer as it came: status, body bytes (within the cap) and the exchange's time."""
+
+    status: int
+    body: bytes
+    latency_ms: float
 
 
 def encode_message(message: Mapping[str, Any]) -> bytes:
@@ -164,15 +176,39 @@ class BotClient:
         ``time_limit_ms`` defaults to the limit for the message's type; the call is cut at that
         plus ``Limits.grace_ms``, whatever the bot does.
         """
-        session, slots = self._ensure_session()
         if time_limit_ms is None:
             time_limit_ms = self.limits.time_limit_for(str(message.get("type", "")))
         body = encode_message(message)
+        answer = await self._exchange(
+            endpoint, body, functools.partial(sign_headers, secret, body), time_limit_ms
+        )
+        return CallResult(
+            decode_answer(answer.body, answer.latency_ms), answer.latency_ms, answer.status
+        )
+
+    async def post_as_given(
+        self, endpoint: str, body: bytes, headers: Mapping[str, str], *, time_limit_ms: int
+    ) -> RawAnswer:
+        """POST ``body`` with exactly ``headers`` as the signing headers, signed or not.
+
+        For the signing probes (``arena.probes``): a non-2xx answer raises BotFault as in
+        ``call``, a 2xx answer is returned whatever its body.
+        """
+        return await self._exchange(endpoint, body, lambda: dict(headers), time_limit_ms)
+
+    async def _exchange(
+        self,
+        endpoint: str,
+        body: bytes,
+        headers_now: Callable[[], Mapping[str, str]],
+        time_limit_ms: int,
+    ) -> RawAnswer:
+        session, slots = self._ensure_session()
         url = _endpoint_url(endpoint)
         deadline_s = self.limits.deadline_s(time_limit_ms)
         # Waiting for a free connection slot happens before the bot's clock starts.
         async with slots:
-            headers = sign_headers(secret, body)
+            headers = headers_now()
             started = time.perf_counter()
             try:
                 async with (
@@ -194,8 +230,7 @@ class BotClient:
                 ) from None
             except aiohttp.ClientError as exc:
                 raise _connection_fault(exc, _elapsed_ms(started)) from None
-        latency_ms = _elapsed_ms(started)
-        return CallResult(decode_answer(raw, latency_ms), latency_ms, resp.status)
+        return RawAnswer(resp.status, raw, _elapsed_ms(started))
 
     def _read_capped(
         self, response: aiohttp.ClientResponse, started: float
@@ -267,6 +302,12 @@ def _check_status(response: aiohttp.ClientResponse, started: float) -> None:
             f"the bot answered {status}; redirects are never followed",
             status=status,
             sample=make_sample(f"Location: {location}" if location else None),
+            latency_ms=_elapsed_ms(started),
+        )
+    if status in REFUSAL_STATUSES:
+        raise BotRefusedError(
+            f"the bot answered HTTP {status} to a correctly signed request; {REFUSAL_ADVICE}",
+            status=status,
             latency_ms=_elapsed_ms(started),
         )
     raise BotHTTPStatusError(

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from arena.checker import check_bot
 from arena.faults import BotHTTPStatusError
 from arena.limits import Limits
 from arena.netpolicy import NetworkPolicy
@@ -209,3 +210,10 @@ def test_the_starter_bot_refuses_a_timestamp_more_than_5_minutes_off(
     headers = sign_headers(SECRET, body, now=time.time() - age_s)
 
     assert _post(starter_bot, body, {**headers, "Content-Type": "application/json"}) == 401
+
+
+def test_the_starter_bot_passes_the_checker_and_its_signing_probes(starter_bot: str) -> None:
+    report = asyncio.run(check_bot(starter_bot, SECRET, samples=28, seed=3, policy=LOOPBACK))
+
+    assert report.passed, report.reasons()
+    assert len(report.probes) == 4 and not any(probe.accepted for probe in report.probes)

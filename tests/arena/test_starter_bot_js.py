@@ -125,6 +125,7 @@ def test_the_js_starter_bot_passes_the_checker(js_bot: str) -> None:
     report = asyncio.run(check_bot(js_bot, SECRET, samples=28, seed=3, policy=LOOPBACK))
 
     assert report.passed, report.reasons()
+    assert len(report.probes) == 4 and not any(probe.accepted for probe in report.probes)
 
 
 def test_the_js_starter_bot_answers_hello_and_carries_on_past_an_unknown_type(

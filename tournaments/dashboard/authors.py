@@ -47,6 +47,8 @@ SIGN_IN_URL = "dashboard:signin"
 # The secret of a bot just registered or rotated waits here for one page view, then is gone.
 SECRET_SESSION_KEY = "onboarding_secret"
 STARTER_PORT = 8001
+# The value the confirmation form of a rotation posts (dashboard/my_bot_rotate.html).
+ROTATE_CONFIRMATION = "rotate"
 
 mine = login_required(login_url=SIGN_IN_URL)
 
@@ -269,11 +271,20 @@ def my_bot(request: HttpRequest, bot_id: int) -> HttpResponse:
     return render(request, "dashboard/my_bot.html", context)
 
 
+@never_cache
 @mine
-@require_POST
+@require_http_methods(["GET", "HEAD", "POST"])
 def my_bot_rotate(request: HttpRequest, bot_id: int) -> HttpResponse:
-    """Give the bot a new signing secret, shown once on its page."""
+    """Ask to confirm, then give the bot a new signing secret, shown once on its page.
+
+    A POST without the confirmation (an old form, a stray click) shows the question again.
+    """
     bot = _owned_bot(request, bot_id)
+    confirmed = request.method == "POST" and request.POST.get("confirm") == ROTATE_CONFIRMATION
+    if not confirmed:
+        status = 400 if request.method == "POST" else 200
+        context = {"bot": bot, "confirmation": ROTATE_CONFIRMATION}
+        return render(request, "dashboard/my_bot_rotate.html", context, status=status)
     if refused := _over_write_limit(request):
         return refused
     return _show_secret_once(request, bot, bot_rotate_secret(bot=bot))

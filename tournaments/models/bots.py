@@ -8,12 +8,19 @@ from django.db import models
 from django.db.models.functions import Lower
 from django.utils import timezone
 
+from arena.probes import ProbeKind
 from tournaments.models.faults import FaultKind
 
 BOT_NAME_VALIDATOR = RegexValidator(
     r"^[A-Za-z0-9][A-Za-z0-9_.-]*$",
     "Use letters, digits, '-', '_' and '.', starting with a letter or digit.",
 )
+
+
+def probe_warnings(kinds: list[str]) -> list[str]:
+    """Stored probe kinds in words; a kind this code does not know is left out."""
+    known = {str(kind): kind for kind in ProbeKind}
+    return [f"{known[kind]}: {known[kind].warning}" for kind in kinds if kind in known]
 
 
 class BotStatus(models.TextChoices):
@@ -23,10 +30,12 @@ class BotStatus(models.TextChoices):
 
 
 class DisabledCause(models.TextChoices):
-    """Why a bot is disabled: a health failure clears itself when the bot passes again."""
+    """Why a bot is disabled: a health failure or a refusal clears itself when the bot passes
+    verification again."""
 
     NONE = "", "not disabled"
     HEALTH = "health", "failed health checks"
+    REFUSED = "refused", "refused the platform's signature"
     ADMIN = "admin", "disabled by staff"
 
 
@@ -45,6 +54,12 @@ class Bot(models.Model):
     disabled_cause = models.CharField(max_length=16, choices=DisabledCause.choices, blank=True)
     disabled_reason = models.CharField(max_length=500, blank=True)
     last_verified_at = models.DateTimeField(null=True, blank=True)
+    # The latest completed check, passed or failed, so "Last verified" never hides a failure.
+    last_check = models.ForeignKey(
+        "BotHealthCheck", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    # The signing probes (arena/probes.py) the bot accepted at its latest verification.
+    security_warnings = models.JSONField(default=list, blank=True)
     consecutive_failures = models.PositiveIntegerField(default=0)
     # The owner's choice to play on the always-on ladders; only active bots are scheduled.
     ladder_opt_in = models.BooleanField(default=False)
@@ -65,7 +80,11 @@ class Bot(models.Model):
             models.CheckConstraint(
                 condition=models.Q(
                     status=BotStatus.DISABLED,
-                    disabled_cause__in=[DisabledCause.HEALTH, DisabledCause.ADMIN],
+                    disabled_cause__in=[
+                        DisabledCause.HEALTH,
+                        DisabledCause.REFUSED,
+                        DisabledCause.ADMIN,
+                    ],
                 )
                 | (
                     ~models.Q(status=BotStatus.DISABLED)
@@ -91,6 +110,11 @@ class Bot(models.Model):
     def is_playable(self) -> bool:
         """Tell whether the bot may be entered into matches."""
         return self.status == BotStatus.ACTIVE
+
+    @property
+    def security_warning_texts(self) -> list[str]:
+        """The signing probes the bot accepted at its latest verification, in words."""
+        return probe_warnings(self.security_warnings)
 
 
 class HealthCheckStatus(models.TextChoices):
@@ -149,6 +173,8 @@ class BotHealthCheck(models.Model):
     latency_ms = models.PositiveIntegerField(null=True, blank=True)
     error_kind = models.CharField(max_length=32, choices=FaultKind.choices, blank=True)
     error_message = models.CharField(max_length=500, blank=True)
+    # The signing probes (arena/probes.py) the bot accepted; checks that sent none leave it empty.
+    warnings = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["-at"]
@@ -165,6 +191,11 @@ class BotHealthCheck(models.Model):
     def __str__(self) -> str:
         outcome = self.error_kind if self.ok is False else self.status
         return f"{self.bot} {outcome} at {self.at:%Y-%m-%d %H:%M}"
+
+    @property
+    def warning_texts(self) -> list[str]:
+        """The signing probes the bot accepted at this check, in words."""
+        return probe_warnings(self.warnings)
 
     @property
     def status(self) -> HealthCheckStatus:

@@ -125,6 +125,9 @@ class MatchSeat(models.Model):
     bids_total = models.PositiveSmallIntegerField(default=0)
     faults = models.PositiveIntegerField(default=0)
     disqualified = models.BooleanField(default=False)
+    # The bot answered no request of the match but refused each one's signature (401 or 403):
+    # it is left out of the match's rating (tournaments/services/ratings.py).
+    refused_every_request = models.BooleanField(default=False)
 
     # Not stored: set by the match page (tournaments/dashboard/views.py) on the seats it shows.
     private: bool

@@ -16,6 +16,8 @@ LIST_FIELDS = (
     "disabled_reason",
     "disabled_cause",
     "last_verified_at",
+    "last_check",
+    "security_warnings",
     "consecutive_failures",
     "accept_invitations",
     "ladder_opt_in",
@@ -24,12 +26,19 @@ LIST_FIELDS = (
     "updated_at",
     "owner_id",
     "owner__username",
+    # The latest check, passed or failed, shown beside "Last verified".
+    "last_check__at",
+    "last_check__ok",
+    "last_check__latency_ms",
+    "last_check__error_kind",
+    "last_check__error_message",
+    "last_check__warnings",
 )
 
 
 def bot_list() -> QuerySet[Bot]:
     """All bots with their owners' names, in one query per page and without the secret."""
-    return Bot.objects.select_related("owner").only(*LIST_FIELDS)
+    return Bot.objects.select_related("owner", "last_check").only(*LIST_FIELDS)
 
 
 def bot_health_checks(*, bot: Bot, limit: int = 20) -> QuerySet[BotHealthCheck]:
@@ -43,8 +52,13 @@ def bot_health_check(*, bot: Bot, check_id: int) -> BotHealthCheck | None:
 
 
 def bots_of_owner(*, owner: User | AnonymousUser) -> QuerySet[Bot]:
-    """The user's bots, by name, without their secrets."""
-    return Bot.objects.filter(owner_id=owner.pk).defer("secret").order_by("name")
+    """The user's bots, by name, each with its latest check, without their secrets."""
+    return (
+        Bot.objects.filter(owner_id=owner.pk)
+        .select_related("last_check")
+        .defer("secret")
+        .order_by("name")
+    )
 
 
 def bot_recent_faults(*, bot: Bot, limit: int = 20) -> list[SeatFault]:

@@ -194,7 +194,9 @@ def rating_series(*, variant: Variant | None, bot_ids: list[int]) -> list[Rating
 
 def bot_profile(*, bot_id: int) -> Bot | None:
     """A bot with its owner, or None when there is no such bot."""
-    return Bot.objects.select_related("owner").defer("secret").filter(pk=bot_id).first()
+    return (
+        Bot.objects.select_related("owner", "last_check").defer("secret").filter(pk=bot_id).first()
+    )
 
 
 def bot_recent_matches(*, bot: Bot, limit: int = 15) -> list[Match]:

@@ -15,7 +15,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from arena.faults import ArenaError, BotFault, safe_text
-from arena.runtime import hello_once
+from arena.runtime import verify_once
 from arena.transport import BotClient
 from tournaments import dispatch
 from tournaments.dispatch import Task
@@ -29,6 +29,7 @@ from tournaments.models import (
     HealthCheckStatus,
 )
 from tournaments.models.bots import BOT_NAME_VALIDATOR
+from tournaments.models.faults import FaultKind
 from tournaments.netpolicy import (
     EndpointRefused,
     bot_limits,
@@ -39,12 +40,22 @@ from tournaments.netpolicy import (
 
 @dataclass(frozen=True)
 class HelloResult:
-    """The outcome of one ``hello`` call."""
+    """The outcome of one ``hello`` call, and of the signing probes when they were sent.
+
+    ``warnings`` are the probes the bot accepted (``arena.probes.ProbeKind`` values); ``probed``
+    tells a verification that sent them from a health check that did not.
+    """
 
     ok: bool
     latency_ms: int | None = None
     error_kind: str = ""
     error_message: str = ""
+    warnings: tuple[str, ...] = ()
+    probed: bool = False
+
+
+# What the owner reads when the bot refused the platform's signature.
+REFUSAL_REASON = "your bot refused the platform's signature: check its secret"
 
 
 EDITABLE_FIELDS = ("name", "endpoint_url", "description", "accept_invitations")
@@ -182,18 +193,22 @@ def bot_delete(*, bot: Bot) -> None:
 
 
 def bot_rotate_secret(*, bot: Bot) -> str:
-    """Replace the signing secret; return the new one, shown only now."""
-    secret = new_secret()
-    bot.secret = secret
-    bot.save(update_fields=["secret", "updated_at"])
-    return secret
+    """Replace the signing secret; return the new one, shown only now.
+
+    The bot still checks with the old one until its owner restarts it, so an active bot leaves
+    the ladders, pending, until it verifies with the new secret.
+    """
+    with transaction.atomic():
+        status = Bot.objects.select_for_update().values_list("status", flat=True).get(pk=bot.pk)
+        bot.secret = new_secret()
+        bot.status = BotStatus.PENDING if status == BotStatus.ACTIVE else status
+        bot.save(update_fields=["secret", "status", "updated_at"])
+    return bot.secret
 
 
 def bot_disable(*, bot: Bot, reason: str, cause: str = DisabledCause.ADMIN) -> Bot:
     """Take a bot out of play, with a reason its owner can read."""
-    bot.status = BotStatus.DISABLED
-    bot.disabled_cause = cause
-    bot.disabled_reason = safe_text(reason, 500)
+    _disable(bot, DisabledCause(cause), reason)
     bot.save(update_fields=["status", "disabled_cause", "disabled_reason", "updated_at"])
     return bot
 
@@ -207,26 +222,64 @@ def bot_enable(*, bot: Bot) -> Bot:
     return bot
 
 
-def _call_hello(bot: Bot) -> HelloResult:
-    """Call the bot's ``hello`` through the arena's transport, with the deployment's limits."""
+def _fault_result(fault: BotFault) -> HelloResult:
+    latency = None if fault.latency_ms is None else round(fault.latency_ms)
+    return HelloResult(False, latency, str(fault.kind), fault.detail)
+
+
+def _call_verify(bot: Bot) -> HelloResult:
+    """Verify the bot through the arena: ``hello``, then the signing probes, with the
+    deployment's limits."""
     try:
-        result = hello_once(
+        verification = verify_once(
             bot.endpoint_url, bot.secret, limits=bot_limits(), policy=bot_network_policy()
         )
     except BotFault as fault:
-        latency = None if fault.latency_ms is None else round(fault.latency_ms)
-        return HelloResult(False, latency, str(fault.kind), fault.detail)
+        return _fault_result(fault)
     except ArenaError as exc:
         # The platform's own failure: not the bot's fault, so nothing is recorded against it.
         raise UnavailableError(f"The bot could not be verified now: {exc}") from None
-    return HelloResult(True, round(result.latency_ms))
+    accepted = tuple(str(kind) for kind in verification.accepted)
+    return HelloResult(True, round(verification.hello.latency_ms), warnings=accepted, probed=True)
+
+
+def _disable(bot: Bot, cause: DisabledCause, reason: str) -> None:
+    bot.status = BotStatus.DISABLED
+    bot.disabled_cause = cause
+    bot.disabled_reason = safe_text(reason, 500)
+
+
+def _after_failure(bot: Bot, result: HelloResult, *, verifying: bool) -> None:
+    """Move a bot that failed a check: a refusal or a failed verification takes it off the
+    ladders at once; other health-check failures only after several in a row."""
+    bot.consecutive_failures += 1
+    if bot.disabled_cause == DisabledCause.ADMIN:
+        return
+    if result.error_kind == FaultKind.REFUSED:
+        _disable(bot, DisabledCause.REFUSED, f"{REFUSAL_REASON} ({result.error_message})")
+    elif (
+        bot.status == BotStatus.ACTIVE
+        and bot.consecutive_failures >= settings.HEALTH_FAILURES_TO_DISABLE
+    ):
+        _disable(
+            bot,
+            DisabledCause.HEALTH,
+            f"failed {bot.consecutive_failures} health checks in a row; last: "
+            f"{result.error_kind}: {result.error_message}",
+        )
+    elif bot.status == BotStatus.ACTIVE and verifying:
+        bot.status = BotStatus.PENDING
 
 
 def bot_record_check(
-    *, bot: Bot, result: HelloResult, check: BotHealthCheck | None = None
+    *,
+    bot: Bot,
+    result: HelloResult,
+    check: BotHealthCheck | None = None,
+    verifying: bool = False,
 ) -> BotHealthCheck:
-    """Store a health check's outcome (completing ``check`` when it was queued) and move the
-    bot's status accordingly."""
+    """Store a check's outcome (completing ``check`` when it was queued) and move the bot's
+    status accordingly; ``verifying`` for a verification rather than a periodic check."""
     with transaction.atomic():
         bot = Bot.objects.select_for_update().get(pk=bot.pk)
         if check is None:
@@ -235,36 +288,47 @@ def bot_record_check(
         check.latency_ms = result.latency_ms
         check.error_kind = result.error_kind
         check.error_message = safe_text(result.error_message, 500)
+        check.warnings = list(result.warnings)
         check.save()
+        bot.last_check = check
         if result.ok:
             bot.consecutive_failures = 0
             bot.last_verified_at = timezone.now()
+            if result.probed:
+                bot.security_warnings = list(result.warnings)
             # A bot disabled by staff stays disabled; one disabled for failing comes back.
             if bot.disabled_cause != DisabledCause.ADMIN:
                 bot.status = BotStatus.ACTIVE
                 bot.disabled_cause = DisabledCause.NONE
                 bot.disabled_reason = ""
         else:
-            bot.consecutive_failures += 1
-            if (
-                bot.status == BotStatus.ACTIVE
-                and bot.consecutive_failures >= settings.HEALTH_FAILURES_TO_DISABLE
-            ):
-                bot.status = BotStatus.DISABLED
-                bot.disabled_cause = DisabledCause.HEALTH
-                bot.disabled_reason = safe_text(
-                    f"failed {bot.consecutive_failures} health checks in a row; last: "
-                    f"{result.error_kind}: {result.error_message}",
-                    500,
-                )
+            _after_failure(bot, result, verifying=verifying)
         bot.updated_at = timezone.now()
         bot.save()
     return check
 
 
 def bot_verify(*, bot: Bot) -> BotHealthCheck:
-    """Call the bot's ``hello`` now and record the outcome (workers and the demo only)."""
-    return bot_record_check(bot=bot, result=_call_hello(bot))
+    """Verify the bot now and record the outcome (workers and the demo only)."""
+    return bot_record_check(bot=bot, result=_call_verify(bot), verifying=True)
+
+
+def bots_refused_signature(*, bot_ids: list[int], match_id: int) -> int:
+    """Take bots that refused every request of a match off the ladders until they verify
+    again, with the reason; a bot disabled by staff keeps its cause. Return how many moved."""
+    reason = safe_text(
+        f"{REFUSAL_REASON} (it answered 401 or 403 to every request of match {match_id})", 500
+    )
+    return (
+        Bot.objects.filter(pk__in=bot_ids)
+        .exclude(status=BotStatus.DISABLED, disabled_cause=DisabledCause.ADMIN)
+        .update(
+            status=BotStatus.DISABLED,
+            disabled_cause=DisabledCause.REFUSED,
+            disabled_reason=reason,
+            updated_at=timezone.now(),
+        )
+    )
 
 
 def bot_verify_request(*, bot: Bot) -> BotHealthCheck:
@@ -297,13 +361,13 @@ def bot_complete_check(*, check_id: int) -> HealthCheckStatus | None:
     check = BotHealthCheck.objects.select_related("bot").filter(pk=check_id).first()
     if check is None or check.ok is not None:
         return None
-    result = _call_hello(check.bot)
+    result = _call_verify(check.bot)
     with transaction.atomic():
         # Lock and re-read: another delivery may have finished the check meanwhile.
         locked = BotHealthCheck.objects.select_for_update().filter(pk=check_id).first()
         if locked is None or locked.ok is not None:
             return None
-        return bot_record_check(bot=check.bot, result=result, check=locked).status
+        return bot_record_check(bot=check.bot, result=result, check=locked, verifying=True).status
 
 
 async def _hello_all(targets: list[tuple[int, str, str]]) -> dict[int, HelloResult]:
@@ -316,8 +380,7 @@ async def _hello_all(targets: list[tuple[int, str, str]]) -> dict[int, HelloResu
                 answer = await client.hello(url, secret)
                 results[bot_id] = HelloResult(True, round(answer.latency_ms))
             except BotFault as fault:
-                latency = None if fault.latency_ms is None else round(fault.latency_ms)
-                results[bot_id] = HelloResult(False, latency, str(fault.kind), fault.detail)
+                results[bot_id] = _fault_result(fault)
             except ArenaError:
                 pass
 
@@ -326,15 +389,20 @@ async def _hello_all(targets: list[tuple[int, str, str]]) -> dict[int, HelloResu
 
 
 def bots_check_health() -> dict[str, int]:
-    """The periodic health check: hello every active bot and every bot disabled for failing.
+    """The periodic health check: hello every active bot and every bot disabled for failing
+    or for refusing the platform's signature.
 
-    Repeated failures disable a bot with the reason shown to its owner; a bot disabled for
-    failing comes back as soon as it passes again. Bots disabled by staff are left alone.
+    Repeated failures disable a bot with the reason shown to its owner, a refusal at once; a
+    bot disabled either way comes back as soon as it passes again. Bots disabled by staff are
+    left alone.
     """
     bots = list(
         Bot.objects.filter(
             Q(status=BotStatus.ACTIVE)
-            | Q(status=BotStatus.DISABLED, disabled_cause=DisabledCause.HEALTH)
+            | Q(
+                status=BotStatus.DISABLED,
+                disabled_cause__in=[DisabledCause.HEALTH, DisabledCause.REFUSED],
+            )
         ).only("pk", "endpoint_url", "secret")
     )
     results = asyncio.run(_hello_all([(b.pk, b.endpoint_url, b.secret) for b in bots]))

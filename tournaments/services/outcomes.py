@@ -31,6 +31,7 @@ from tournaments.models import (
     VoidedDeal,
     VoidReason,
 )
+from tournaments.services.bots import bots_refused_signature
 from tournaments.services.matches import RECORDABLE, after_finish, reopen_tournament
 
 log = logging.getLogger(__name__)
@@ -61,6 +62,8 @@ class SeatRecord:
     faults: int
     disqualified: bool
     fault_records: tuple[FaultRecord, ...]
+    # Defaults to False so an outcome queued before this field existed still reads back.
+    refused_every_request: bool = False
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,7 @@ class PlayedMatch:
                     bids_total=result.deals,
                     faults=result.stats.fault_count,
                     disqualified=result.stats.disqualified,
+                    refused_every_request=result.stats.refused_every_request,
                     fault_records=tuple(
                         FaultRecord(
                             kind=str(kind),
@@ -198,6 +202,7 @@ def _write_outcome(*, match_id: int, token: str, played: PlayedMatch) -> bool:
         seat.bids_total = result.bids_total
         seat.faults = result.faults
         seat.disqualified = result.disqualified
+        seat.refused_every_request = result.refused_every_request
         faults += [
             SeatFault(
                 seat=seat,
@@ -209,8 +214,20 @@ def _write_outcome(*, match_id: int, token: str, played: PlayedMatch) -> bool:
             for fault in result.fault_records
         ]
     MatchSeat.objects.bulk_update(
-        seats.values(), ["score", "rank", "bids_exact", "bids_total", "faults", "disqualified"]
+        seats.values(),
+        [
+            "score",
+            "rank",
+            "bids_exact",
+            "bids_total",
+            "faults",
+            "disqualified",
+            "refused_every_request",
+        ],
     )
+    refused = [seats[r.seat].bot_id for r in played.seats if r.refused_every_request]
+    if refused:
+        bots_refused_signature(bot_ids=refused, match_id=match.pk)
     SeatFault.objects.bulk_create(faults)
     Replay.objects.create(match=match, data=played.replay)
     if match.status == MatchStatus.FAILED:

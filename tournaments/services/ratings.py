@@ -113,6 +113,8 @@ class SeatRow(NamedTuple):
     bot_id: int
     score: int | None
     disqualified: bool
+    # Refused every request of the match (MatchSeat.refused_every_request): left out of it.
+    refused: bool = False
 
 
 @dataclass(frozen=True)
@@ -137,24 +139,29 @@ class Standing(NamedTuple):
 
 
 def _match_standing(seats: list[SeatRow]) -> Standing:
-    seats = sorted(seats)
+    """The seats ranked by score, disqualified seats last; a seat that refused every request
+    is left out, the others ranked among themselves."""
+    seats = sorted(s for s in seats if not s.refused)
     ranks = rating_ranks([s.score or 0 for s in seats], [s.disqualified for s in seats])
     return Standing([s.bot_id for s in seats], ranks)
 
 
 def _group_standing(members: list[int], seats: dict[int, list[SeatRow]]) -> Standing:
-    """A duplicate group ranked deal by deal; a bot that any rotation dropped ranks last."""
+    """A duplicate group ranked deal by deal; a bot that any rotation dropped ranks last, one
+    that refused every request of any rotation is left out."""
     replays = dict(Replay.objects.filter(match_id__in=members).values_list("match_id", "data"))
     results: list[DuplicateResult] = []
     dropped: set[int] = set()
+    refused: set[int] = set()
     for match_id in members:
         table = sorted(seats[match_id])
         deals = replays[match_id]["deals"]
         scores = [[d["scores"][s] for d in deals if d.get("scores")] for s in range(len(table))]
         results.append(DuplicateResult("group", tuple(s.bot_id for s in table), scores))
         dropped.update(s.bot_id for s in table if s.disqualified)
+        refused.update(s.bot_id for s in table if s.refused)
     differences = duplicate_differences(results)
-    bots = sorted(differences)
+    bots = sorted(set(differences) - refused)
     totals = [round(differences[b], 6) for b in bots]
     # The ranking compares the totals only, so fractional differences rank like points.
     ranks = rating_ranks(totals, [b in dropped for b in bots])  # type: ignore[arg-type]
@@ -169,11 +176,16 @@ def rate_unit(
     sequence: int,
     at: datetime,
 ) -> list[HistoryRow]:
-    """Update ``state`` with one unit; return its history rows (on the unit's first match)."""
+    """Update ``state`` with one unit; return its history rows (on the unit's first match).
+
+    A unit left with fewer than two bots (the others refused every request) changes nothing.
+    """
     if unit.group:
         standing = _group_standing(unit.members, seats)
     else:
         standing = _match_standing(seats[unit.members[0]])
+    if len(standing.bots) < 2:
+        return []
     current = [state.get(bot, unit.variant_id, params) for bot in standing.bots]
     after = rate(params, [(c.mu, c.sigma) for c in current], standing.ranks)
     rows = []
@@ -335,10 +347,10 @@ def _stored_column(model: type[Model], field_name: str) -> StoredColumn:
 def seats_by_match(match_ids: list[int]) -> dict[int, list[SeatRow]]:
     seats: dict[int, list[SeatRow]] = {m: [] for m in match_ids}
     rows = MatchSeat.objects.filter(match_id__in=match_ids).values_list(
-        "match_id", "seat", "bot_id", "score", "disqualified"
+        "match_id", "seat", "bot_id", "score", "disqualified", "refused_every_request"
     )
-    for match_id, seat, bot_id, score, disqualified in rows:
-        seats[match_id].append(SeatRow(seat, bot_id, score, disqualified))
+    for match_id, seat, bot_id, score, disqualified, refused in rows:
+        seats[match_id].append(SeatRow(seat, bot_id, score, disqualified, refused))
     return seats
 
 

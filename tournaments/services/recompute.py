@@ -110,8 +110,9 @@ def ratings_recompute(*, progress: Callable[[int, int], None] | None = None) -> 
             rows = rate_unit(
                 state, params, unit, unit_seats, sequence, effective_at(unit.finished_at, at)
             )
-            at = rows[0].at
-            history += rows
+            if rows:  # none when too few bots were left in to rate (see rate_unit)
+                at = rows[0].at
+                history += rows
         save_history(history)
         history.clear()
         done += len(chunk)

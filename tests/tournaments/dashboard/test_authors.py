@@ -314,10 +314,15 @@ def test_another_users_bot_is_not_found_and_cannot_be_touched(bot, other_user):
     assert bot.name not in client.get("/my/bots/").content.decode()
 
 
-def test_rotating_the_secret_shows_the_new_one_once(bot, owner):
+def test_rotating_the_secret_asks_to_confirm_then_shows_the_new_one_once(bot, owner):
     client = signed_in(owner)
-    assert client.get(f"/my/bots/{bot.pk}/rotate-secret/").status_code == 405
-    response = client.post(f"/my/bots/{bot.pk}/rotate-secret/")
+    question = client.get(f"/my/bots/{bot.pk}/rotate-secret/")
+    assert question.status_code == 200
+    assert "stops working" in question.content.decode()
+    unconfirmed = client.post(f"/my/bots/{bot.pk}/rotate-secret/")
+    assert unconfirmed.status_code == 400 and "Yes, rotate" in unconfirmed.content.decode()
+    assert Bot.objects.get(pk=bot.pk).secret == bot.secret
+    response = client.post(f"/my/bots/{bot.pk}/rotate-secret/", {"confirm": "rotate"})
     assert response["Location"] == f"/my/bots/{bot.pk}/"
     new = Bot.objects.get(pk=bot.pk).secret
     assert new != bot.secret

@@ -382,3 +382,49 @@ def test_the_ranking_study_chart_is_drawn_with_the_shared_chart_set_up(page, wor
     page.locator("figure[data-study-chart].drawn").wait_for()
     assert page.locator("figure[data-study-chart] canvas").count() == 1
     assert page.evaluate("typeof window.OhHellCharts.plot") == "function"
+
+
+def test_a_bot_with_a_wrong_secret_shows_why_on_my_bots_and_its_secret_rotates_after_a_confirmation(
+    page, transactional_db, settings
+):
+    from tests.arena.signing_bots import signing_bot
+    from tournaments.services.bots import bot_verify
+
+    settings.BOT_ALLOW_LOOPBACK = True
+    User.objects.create_user(username="author", password="a-long-test-passphrase-42")
+    sign_in(page, "author")
+    with signing_bot("a-mistyped-secret") as wrong_url:
+        page.get_by_label("Name").fill("typo-bot")
+        page.get_by_label("Endpoint URL").fill(wrong_url)
+        page.get_by_role("button", name="Register").click()
+        page.wait_for_url("**/my/bots/*/")
+        bot = Bot.objects.get(name="typo-bot")
+        bot_verify(bot=bot)  # as the worker does once the registration commits
+
+    page.goto("/my/bots/")
+    row = page.locator("table.my-bots tbody tr", has_text="typo-bot")
+    assert "your bot refused the platform's signature: check its secret" in row.inner_text()
+    assert "failed: refused" in row.inner_text()
+    shoot(page, "refused-signature-my-bots")
+
+    # Rotating asks first; cancelling changes nothing, confirming shows the new secret once.
+    page.get_by_role("link", name="typo-bot").click()
+    page.get_by_role("button", name="Rotate the secret…").click()
+    page.wait_for_url(lambda url: "/rotate-secret/" in url)
+    assert "stops working" in page.locator("main").inner_text()
+    page.get_by_role("link", name="Cancel").click()
+    assert Bot.objects.get(pk=bot.pk).secret == bot.secret
+    page.get_by_role("button", name="Rotate the secret…").click()
+    page.get_by_role("button", name="Yes, rotate the secret").click()
+    page.wait_for_url(f"**/my/bots/{bot.pk}/")
+    secret = page.locator("#secret").input_value()
+    assert secret == Bot.objects.get(pk=bot.pk).secret != bot.secret
+
+    # The bot restarted with the new secret passes and is active again.
+    with signing_bot(secret) as fixed_url:
+        Bot.objects.filter(pk=bot.pk).update(endpoint_url=fixed_url)
+        assert bot_verify(bot=Bot.objects.get(pk=bot.pk)).ok
+    page.reload()
+    assert page.locator("#bot-status").inner_text() == "active"
+    assert page.locator("#disabled-reason").count() == 0
+    assert page.locator("#last-check").inner_text().startswith("passed")

@@ -41,10 +41,16 @@ class HealthCheckOutput(serializers.ModelSerializer):
 
     status = serializers.ChoiceField(choices=HealthCheckStatus.choices, read_only=True)
     error_message = serializers.SerializerMethodField()
+    warnings = serializers.SerializerMethodField()
 
     @extend_schema_field(serializers.CharField(allow_null=True))
     def get_error_message(self, check: BotHealthCheck) -> str | None:
         return check.error_message if self.context.get("private") else None
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField(), allow_null=True))
+    def get_warnings(self, check: BotHealthCheck) -> list[str] | None:
+        """The signing probes the bot accepted, in words: owner and staff only."""
+        return check.warning_texts if self.context.get("private") else None
 
     class Meta:
         model = BotHealthCheck
@@ -56,6 +62,7 @@ class HealthCheckOutput(serializers.ModelSerializer):
             "latency_ms",
             "error_kind",
             "error_message",
+            "warnings",
         ]
 
 
@@ -65,6 +72,8 @@ class BotOutput(serializers.ModelSerializer):
     owner = serializers.CharField(source="owner.username", read_only=True)
     endpoint_url = serializers.SerializerMethodField()
     disabled_reason = serializers.SerializerMethodField()
+    last_check = serializers.SerializerMethodField()
+    security_warnings = serializers.SerializerMethodField()
 
     class Meta:
         model = Bot
@@ -75,8 +84,11 @@ class BotOutput(serializers.ModelSerializer):
             "description",
             "endpoint_url",
             "status",
+            "disabled_cause",
             "disabled_reason",
             "last_verified_at",
+            "last_check",
+            "security_warnings",
             "consecutive_failures",
             "ladder_opt_in",
             "accept_invitations",
@@ -91,6 +103,23 @@ class BotOutput(serializers.ModelSerializer):
         if sees_bot_privately(self.context["request"].user, bot.owner_id):
             return bot.disabled_reason
         return bot.get_disabled_cause_display() if bot.disabled_cause else ""
+
+    @extend_schema_field(HealthCheckOutput(allow_null=True))
+    def get_last_check(self, bot: Bot) -> dict | None:
+        """The latest completed check, passed or failed (``last_verified_at`` is the latest
+        pass); its error text for the owner and staff only."""
+        if bot.last_check is None:
+            return None
+        private = sees_bot_privately(self.context["request"].user, bot.owner_id)
+        return HealthCheckOutput(bot.last_check, context={"private": private}).data
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField(), allow_null=True))
+    def get_security_warnings(self, bot: Bot) -> list[str] | None:
+        """The signing probes the bot accepted at its latest verification, in words: for the
+        owner and staff only, since they tell how to drive the bot."""
+        if sees_bot_privately(self.context["request"].user, bot.owner_id):
+            return bot.security_warning_texts
+        return None
 
     @extend_schema_field(serializers.CharField(allow_null=True))
     def get_endpoint_url(self, bot: Bot) -> str | None:
