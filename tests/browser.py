@@ -8,7 +8,9 @@ browser and skip with the same reason when there is none.
 The order, decided by ``install_plan`` from what the machine offers:
 1. a Chromium already there (``OHHELL_CHROMIUM``, Debian's ``chromium`` on the PATH, or the one
    Playwright downloaded earlier): use it, install nothing;
-2. Debian's ``chromium`` through apt, when running as root with ``apt-get``;
+2. Debian's ``chromium`` through apt, when running as root with ``apt-get``: without the
+   recommended packages (a desktop's worth, udev and systemd among them), which headless
+   Chromium does without; the count of packages is said before they are installed;
 3. ``playwright install chromium``, which downloads Playwright's own build where downloads work;
 4. nothing: skip the browser tests.
 """
@@ -27,16 +29,22 @@ from pathlib import Path
 ENV_VAR = "OHHELL_CHROMIUM"
 SKIP = "skip"
 DEBIAN_NAMES = ("chromium", "chromium-browser")
+# dbus-x11 is the session bus Chromium's GTK libraries ask for (through dconf); without it apt
+# picks dbus-user-session, which brings systemd in. The fonts come with fontconfig (DejaVu).
+APT_PACKAGES = ("chromium", "dbus-x11")
+APT_UPDATE = ["apt-get", "update", "-qq"]
+APT_INSTALL = ["apt-get", "install", "-y", "-qq", "--no-install-recommends", *APT_PACKAGES]
 HOW_TO_ENABLE = (
-    "install Chromium (as root: apt-get install chromium; or .venv/bin/playwright install "
-    f"chromium where downloads work), or set {ENV_VAR}=/path/to/chromium"
+    "install Chromium (as root: apt-get install --no-install-recommends "
+    f"{' '.join(APT_PACKAGES)}; or .venv/bin/playwright install chromium where downloads work), "
+    f"or set {ENV_VAR}=/path/to/chromium"
 )
 
 
 class Step(Enum):
     """One way of getting a browser, tried in the order of the plan."""
 
-    APT = "apt-get install chromium"
+    APT = " ".join(a for a in APT_INSTALL if a not in ("-y", "-qq"))
     PLAYWRIGHT = "playwright install chromium"
 
 
@@ -66,6 +74,21 @@ def skip_reason(tried: list[Step]) -> str:
     else:
         why = "no Chromium found, and this machine cannot install one (not root with apt-get)"
     return f"BROWSER TESTS SKIPPED: {why}; to run them, {HOW_TO_ENABLE}."
+
+
+def missing_reason() -> str:
+    """The one line saying why ``find_chromium`` found no browser: a browser test module skips
+    itself with it, so pytest's summary (``-rs``) names each module once."""
+    chosen = os.environ.get(ENV_VAR, "")
+    if chosen == SKIP:
+        return f"BROWSER TESTS SKIPPED: {ENV_VAR}={SKIP} asks so."
+    why = f"{ENV_VAR}={chosen} names no file" if chosen else "no Chromium found"
+    return f"BROWSER TESTS SKIPPED: {why}; to run them, {HOW_TO_ENABLE}."
+
+
+def count_installs(simulation: str) -> int:
+    """How many packages ``apt-get install -s`` says it would install or upgrade."""
+    return sum(line.startswith("Inst ") for line in simulation.splitlines())
 
 
 def playwright_chromium() -> Path | None:
@@ -111,30 +134,39 @@ def this_machine() -> Machine:
     )
 
 
+def apt_install() -> bool:
+    """Install ``APT_PACKAGES``, first saying how many packages that takes; True when done."""
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    if subprocess.run(APT_UPDATE, env=env, stdout=subprocess.DEVNULL).returncode != 0:
+        return False
+    simulation = subprocess.run(
+        [*APT_INSTALL, "--simulate"], env=env, capture_output=True, text=True
+    )
+    if simulation.returncode != 0:
+        return False
+    print(
+        f"run: apt-get installs or upgrades {count_installs(simulation.stdout)} packages: "
+        f"{', '.join(APT_PACKAGES)} and their dependencies, without recommended ones "
+        f"(set {ENV_VAR}={SKIP} to skip the browser tests instead) ...",
+        file=sys.stderr,
+    )
+    return subprocess.run(APT_INSTALL, env=env, stdout=subprocess.DEVNULL).returncode == 0
+
+
 def run_step(step: Step) -> bool:
     """Try one way of installing a browser; True when it ran to the end."""
-    quiet = subprocess.DEVNULL
     if step is Step.APT:
-        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        update = ["apt-get", "update", "-qq"]
-        install = ["apt-get", "install", "-y", "-qq", "chromium"]
-        return (
-            subprocess.run(update, env=env, stdout=quiet).returncode == 0
-            and subprocess.run(install, env=env, stdout=quiet).returncode == 0
-        )
+        return apt_install()
     command = [sys.executable, "-m", "playwright", "install", "chromium"]
-    return subprocess.run(command, stdout=quiet).returncode == 0
+    return subprocess.run(command, stdout=subprocess.DEVNULL).returncode == 0
 
 
 def ensure_chromium() -> Path | None:
     """Find a Chromium, installing one by the plan if none is there; None if none can be had."""
-    if os.environ.get(ENV_VAR) == SKIP:
-        print(f"run: BROWSER TESTS SKIPPED: {ENV_VAR}=skip.", file=sys.stderr)
-        return None
     found = find_chromium()
     if found or os.environ.get(ENV_VAR):
         if found is None:
-            print(f"run: BROWSER TESTS SKIPPED: {ENV_VAR} names no file.", file=sys.stderr)
+            print(f"run: {missing_reason()}", file=sys.stderr)
         return found
     tried = []
     for step in install_plan(this_machine()):

@@ -34,6 +34,7 @@ from tournaments.models.competitions import DEALS
 from tournaments.rating_math import is_provisional, margin
 from tournaments.selectors import dashboard as reads
 from tournaments.selectors.bots import bot_health_checks
+from tournaments.selectors.ladders import ACTIVITY_WINDOW, ladders_activity
 from tournaments.selectors.matches import match_seed_revealed
 from tournaments.selectors.ratings import bot_ratings, leaderboard
 from tournaments.selectors.tournaments import (
@@ -61,9 +62,12 @@ def _page(request: HttpRequest, rows: Any, size: int) -> Page:
 
 @require_safe
 def home(request: HttpRequest) -> HttpResponse:
-    """Show every variant's best bots, live tournaments and the latest results."""
+    """Show every variant's best bots, the ladders at play, live tournaments and the latest
+    results."""
     context = {
         "variants": reads.variants_with_top_bots(top=3),
+        "ladders": ladders_activity(),
+        "activity_minutes": int(ACTIVITY_WINDOW.total_seconds() // 60),
         "tournaments": reads.live_tournaments(),
         "matches": reads.recent_matches(),
         "counts": reads.site_counts(),

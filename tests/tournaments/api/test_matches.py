@@ -17,6 +17,7 @@ from tournaments.leases import claim_token
 from tournaments.models import (
     Bot,
     BotStatus,
+    Ladder,
     Match,
     MatchSeat,
     MatchStatus,
@@ -150,6 +151,30 @@ class TestList:
         with CaptureQueriesContext(connection) as many:
             assert len(anonymous_client.get("/api/matches/").json()["results"]) == 50
         assert len(many) == len(few)
+
+    def test_a_match_names_its_ladder_or_its_tournament_and_null_for_the_other(
+        self, anonymous_client, seated, owner, oh_hell
+    ):
+        ladder, _ = Ladder.objects.get_or_create(variant=oh_hell)
+        cup = Tournament.objects.create(
+            name="Cup", organiser=owner, variant=oh_hell, format="round_robin"
+        )
+        on_ladder = seated([3, 2, 1], ladder=ladder)
+        in_cup = seated([3, 2, 1], tournament=cup)
+        rows = {m["id"]: m for m in anonymous_client.get("/api/matches/").json()["results"]}
+        assert (rows[on_ladder.pk]["ladder"], rows[on_ladder.pk]["tournament"]) == (ladder.pk, None)
+        assert (rows[in_cup.pk]["ladder"], rows[in_cup.pk]["tournament"]) == (None, cup.pk)
+        detail = anonymous_client.get(f"/api/matches/{on_ladder.pk}/").json()
+        assert (detail["ladder"], detail["tournament"], detail["variant"]) == (
+            ladder.pk,
+            None,
+            "oh-hell",
+        )
+        assert anonymous_client.get(f"/api/ladders/{detail['ladder']}/").json()["variant"] == (
+            "oh-hell"
+        )
+        csv_text = anonymous_client.get("/api/matches/", {"download": "csv"}).content.decode()
+        assert "ladder" in csv_text.splitlines()[0].split(",")
 
 
 class TestDetail:

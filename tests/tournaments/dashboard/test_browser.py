@@ -1,6 +1,7 @@
 """The dashboard in a real browser: Chromium, driven by Playwright, on the live server.
 
-``./run test`` finds or installs the Chromium (tests/browser.py); without one these tests skip.
+``./run test`` finds or installs the Chromium (tests/browser.py); without one this module is
+skipped with one ``BROWSER TESTS SKIPPED`` line saying why.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from engine.players import make_player
 from engine.presets import preset
 from engine.replay import to_replay
 from engine.simulate import play_game
-from tests.browser import HOW_TO_ENABLE, find_chromium
+from tests.browser import find_chromium, missing_reason
 from tests.tournaments.dashboard.world import (
     World,
     build_world,
@@ -29,6 +30,10 @@ from tests.tournaments.dashboard.world import (
 )
 from tournaments.models import Bot, Rating, RatingHistory, Replay, SeatFault
 from tournaments.services.ratings import ratings_apply_pending
+
+CHROMIUM = find_chromium()
+if CHROMIUM is None:
+    pytest.skip(missing_reason(), allow_module_level=True)
 
 # The live server runs in a thread of this process while Playwright's sync API holds an event
 # loop; Django would otherwise refuse database calls from the test thread.
@@ -51,13 +56,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
     """One headless Chromium for the whole session."""
-    chromium = find_chromium()
-    if chromium is None:
-        pytest.skip(f"no Chromium for the browser tests: {HOW_TO_ENABLE}")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(chromium), args=CHROMIUM_ARGS)
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield browser
         browser.close()
 

@@ -25,10 +25,14 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from tests.browser import HOW_TO_ENABLE, find_chromium
+from tests.browser import find_chromium, missing_reason
 from tests.tournaments.workers import wait_for
 from tournaments.models import Bot, Match, MatchStatus
 from tournaments.services.ladders import ladder_ensure_default
+
+CHROMIUM = find_chromium()
+if CHROMIUM is None:
+    pytest.skip(missing_reason(), allow_module_level=True)
 
 # The live server runs in a thread of this process while Playwright's sync API holds an event
 # loop; Django would otherwise refuse database calls from the test thread.
@@ -124,13 +128,10 @@ def workers(start_worker, loopback_allowed) -> None:
 @pytest.fixture
 def page(live_server) -> Iterator[object]:
     """A page in headless Chromium that fails the test on a script error or a failed request."""
-    chromium = find_chromium()
-    if chromium is None:
-        pytest.skip(f"no Chromium for the browser tests: {HOW_TO_ENABLE}")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(chromium), args=CHROMIUM_ARGS)
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         context = browser.new_context(viewport={"width": 1366, "height": 900})
         page = context.new_page()
         errors: list[str] = []

@@ -69,6 +69,12 @@ class SeatDetailOutput(SeatOutput):
 class MatchOutput(serializers.ModelSerializer):
     variant = serializers.CharField(source="variant.name")
     tournament = serializers.IntegerField(source="tournament_id", allow_null=True)
+    ladder = serializers.IntegerField(
+        source="ladder_id",
+        allow_null=True,
+        help_text="the ladder the match was played on (/api/ladders/{id}/), null for a "
+        "tournament's match",
+    )
     has_replay = serializers.BooleanField()
     seats = SeatOutput(many=True)
     seed = serializers.SerializerMethodField(
@@ -97,6 +103,7 @@ class MatchOutput(serializers.ModelSerializer):
         fields = [
             "id",
             "tournament",
+            "ladder",
             "variant",
             "round",
             "duplicate_group",
