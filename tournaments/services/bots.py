@@ -14,7 +14,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from arena.faults import ArenaError, BotFault, safe_text
+from arena.faults import ArenaError, BotFault, FaultKind, safe_text
 from arena.runtime import hello_once
 from arena.transport import BotClient
 from tournaments import dispatch
@@ -34,6 +34,7 @@ from tournaments.netpolicy import (
     bot_limits,
     bot_network_policy,
     check_endpoint_url,
+    endpoint_addresses,
 )
 
 
@@ -205,7 +206,18 @@ def bot_record_check(
     *, bot: Bot, result: HelloResult, check: BotHealthCheck | None = None
 ) -> BotHealthCheck:
     """Store a health check's outcome (completing ``check`` when it was queued) and move the
-    bot's status accordingly."""
+    bot's status accordingly.
+
+    A passed check also stores the addresses the endpoint resolves to (the bot's team by
+    address, see tournaments/selectors/teams.py); a bot whose host then does not resolve fails
+    the check, so no bot plays with its address unknown.
+    """
+    addresses: list[str] = []
+    if result.ok:
+        try:
+            addresses = endpoint_addresses(bot.endpoint_url)
+        except EndpointRefused as exc:
+            result = HelloResult(False, result.latency_ms, FaultKind.CONNECTION_ERROR, str(exc))
     with transaction.atomic():
         bot = Bot.objects.select_for_update().get(pk=bot.pk)
         if check is None:
@@ -218,6 +230,7 @@ def bot_record_check(
         if result.ok:
             bot.consecutive_failures = 0
             bot.last_verified_at = timezone.now()
+            bot.endpoint_addresses = addresses
             # A bot disabled by staff stays disabled; one disabled for failing comes back.
             if bot.disabled_cause != DisabledCause.ADMIN:
                 bot.status = BotStatus.ACTIVE
