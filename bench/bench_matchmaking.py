@@ -11,7 +11,9 @@ bots are free again and a new table is picked from the free bots by the policy:
   as the ladder service calls it (rating, provisional flag, tables in the last day, seats);
 - ``random``: four free bots drawn uniformly, seats in random order.
 
-Newcomers join at random times in the first half of the run. Printed, per policy:
+Newcomers join at random times in the first half of the run. ``--owners N`` gives each bot an
+owner's team key (its id modulo N), which the matchmaker keeps apart (the random anchor does
+not). Printed, per policy:
 
 - matches per bot per hour over the run, of the bots there from the start: median, the
   10th and 90th percentiles, and their spread (p90 - p10, and the coefficient of variation);
@@ -24,7 +26,7 @@ Newcomers join at random times in the first half of the run. Printed, per policy
 Rounds are paired: both policies play the same bots (strengths, arrival times) from the same
 seed, and take turns going first. Figures are medians over rounds, with min..max.
 
-    .venv/bin/python bench/bench_matchmaking.py [--rounds 3] [--bots 1000] [--hours 12]
+    .venv/bin/python bench/bench_matchmaking.py [--rounds 3] [--bots 1000] [--hours 12] [--owners 0]
 """
 
 from __future__ import annotations
@@ -73,6 +75,7 @@ class Bot:
     played: int = 0
     seats: list[int] = field(default_factory=lambda: [0] * TABLE)
     settled_at: float | None = None
+    teams: frozenset[str] = frozenset()
 
     def candidate(self) -> Candidate:
         return Candidate(
@@ -82,6 +85,7 @@ class Bot:
             provisional=is_provisional(self.rated),
             recent=self.played,
             seats=tuple(self.seats),
+            teams=self.teams,
         )
 
 
@@ -112,13 +116,22 @@ class Result:
     seconds: float
 
 
-def population(seed: int, bots: int, newcomers: int, hours: float) -> list[Bot]:
+def population(seed: int, bots: int, newcomers: int, hours: float, owners: int) -> list[Bot]:
     rng = random.Random(seed)
     field_ = [Bot(i, rng.gauss(25, 8), 0.0) for i in range(bots)]
     field_ += [
         Bot(bots + i, rng.gauss(25, 8), rng.uniform(0, hours * 1800)) for i in range(newcomers)
     ]
+    if owners:
+        for bot in field_:
+            bot.teams = frozenset({f"owner:{bot.id % owners}"})
     return field_
+
+
+def kendall_tau(values: Sequence[float]) -> float:
+    """Kendall's tau of values listed in the true order (index 0 strongest)."""
+    right, wrong = order_counts(values)
+    return (right - wrong) / (len(values) * (len(values) - 1) // 2)
 
 
 def rank_error(bots: Sequence[Bot]) -> tuple[float, float]:
@@ -140,9 +153,10 @@ def simulate(
     hours: float,
     in_flight: int,
     checkpoints: Sequence[int],
+    owners: int,
 ) -> Result:
     started = time.process_time()
-    everyone = population(seed, bots, newcomers, hours)
+    everyone = population(seed, bots, newcomers, hours, owners)
     originals = everyone[:bots]
     by_id = {b.id: b for b in everyone}
     arrivals = sorted((b.joined, b.id) for b in everyone[bots:])
@@ -223,6 +237,9 @@ def main() -> None:
         "--checkpoints", default="2000,5000,10000", help="rank error after these many matches"
     )
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--owners", type=int, default=0, help="spread the bots over this many owners (0: none)"
+    )
     args = parser.parse_args()
     checkpoints = [int(c) for c in args.checkpoints.split(",")]
     print(
@@ -243,6 +260,7 @@ def main() -> None:
                 hours=args.hours,
                 in_flight=args.in_flight,
                 checkpoints=checkpoints,
+                owners=args.owners,
             )
             results[name].append(result)
             print(

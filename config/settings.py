@@ -269,6 +269,11 @@ HEALTH_FAILURES_TO_DISABLE = env_int("HEALTH_FAILURES_TO_DISABLE", 3, minimum=1)
 # Always-on ladders: tables each keeps queued or playing at once (a duplicate group counts once,
 # as it plays one rotation at a time), so a ladder never floods its queue.
 LADDER_MATCHES_IN_FLIGHT = env_int("LADDER_MATCHES_IN_FLIGHT", 4, minimum=1, maximum=1000)
+# What one account may hold of the ladders: bots opted in (a further opt-in is refused), and
+# tables of one ladder queued or playing with one of its bots, so one owner's many fast bots
+# cannot take the ladder's tables from everyone else.
+LADDER_MAX_BOTS_PER_OWNER = env_int("LADDER_MAX_BOTS_PER_OWNER", 3, minimum=1, maximum=1000)
+LADDER_MAX_TABLES_PER_OWNER = env_int("LADDER_MAX_TABLES_PER_OWNER", 2, minimum=1, maximum=1000)
 
 # How often beat sweeps and reconciles: gives back matches of dead workers, re-sends lost ones,
 # starts due tournaments, moves on tournaments a lost message left behind. Ratings of matches

@@ -24,6 +24,7 @@ from tournaments.models import (
     RatingRecompute,
     Replay,
     SeatFault,
+    SharedHost,
     Tournament,
     TournamentEntry,
     TournamentStatus,
@@ -119,6 +120,7 @@ class BotAdmin(admin.ModelAdmin):
         "updated_at",
         "last_verified_at",
         "consecutive_failures",
+        "endpoint_addresses",
         "matches_played",
     ]
     raw_id_fields = ["owner"]
@@ -151,6 +153,23 @@ class BotAdmin(admin.ModelAdmin):
             f"Queued a hello check of {len(bots)} bot(s); the outcomes appear under "
             "health checks as workers call the bots.",
         )
+
+
+@admin.register(SharedHost)
+class SharedHostAdmin(admin.ModelAdmin):
+    """Addresses hosting the bots of many people (a course server): bots there may sit
+    together on the ladders when their owners differ (tournaments/selectors/teams.py)."""
+
+    list_display = ["address", "note", "created_by", "created_at"]
+    list_filter = ["created_at"]
+    list_select_related = ["created_by"]
+    search_fields = ["address", "note"]
+    readonly_fields = ["created_by", "created_at"]
+
+    def save_model(self, request: HttpRequest, obj: SharedHost, form, change: bool) -> None:
+        if not change:
+            obj.created_by = signed_in(request.user)
+        super().save_model(request, obj, form, change)
 
 
 @admin.register(BotHealthCheck)

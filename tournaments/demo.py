@@ -12,6 +12,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from aiohttp import web
 from django.contrib.auth.models import Group, User
@@ -22,6 +23,7 @@ from tournaments.models import (
     ORGANISERS_GROUP,
     Bot,
     BotStatus,
+    SharedHost,
     Tournament,
     TournamentFormat,
     TournamentStatus,
@@ -101,16 +103,30 @@ def demo_user() -> User:
     return user
 
 
+def house_owner(name: str) -> User:
+    """The account of one reference bot: each has its own, as the ladders seat at most one bot
+    of an owner at a table; it accepts the demo organiser's invitations."""
+    user, created = User.objects.get_or_create(username=f"{DEMO_USER}-{name}")
+    if created:
+        user.set_unusable_password()
+        user.save()
+    return user
+
+
 def register_roster(urls: dict[str, str], say: Callable[[str], None]) -> list[Bot]:
     """Register (or re-point) each demo bot at its URL and verify it with ``hello``."""
-    owner = demo_user()
     bots = []
     for name, url in urls.items():
+        owner = house_owner(name)
         bot = Bot.objects.filter(name=name).first()
         if bot is None:
-            bot, _secret = bot_register(owner=owner, name=name, endpoint_url=url)
-        elif bot.endpoint_url != url:
-            Bot.objects.filter(pk=bot.pk).update(endpoint_url=url)
+            bot, _secret = bot_register(
+                owner=owner, name=name, endpoint_url=url, accept_invitations=True
+            )
+        else:
+            Bot.objects.filter(pk=bot.pk).update(
+                endpoint_url=url, owner=owner, accept_invitations=True
+            )
             bot.refresh_from_db()
         check = bot_verify(bot=bot)
         bot.refresh_from_db()
@@ -121,7 +137,16 @@ def register_roster(urls: dict[str, str], say: Callable[[str], None]) -> list[Bo
 
 
 def roster_on_ladders(bots: list[Bot], *, on: bool) -> None:
-    """Put the demo bots on the ladders (while the demo serves them) or take them off."""
+    """Put the demo bots on the ladders (while the demo serves them) or take them off.
+
+    Their host (loopback, where a developer's own bot runs too) is listed as a shared host, so
+    bots there are not one team by address: see it in the admin under "Shared hosts".
+    """
+    if on:
+        for address in {urlsplit(bot.endpoint_url).hostname for bot in bots} - {None}:
+            SharedHost.objects.get_or_create(
+                address=address, defaults={"note": "the reference bots of manage.py demo"}
+            )
     for bot in bots:
         bot_set_ladder_opt_in(bot=bot, enabled=on)
 

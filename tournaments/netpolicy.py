@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ipaddress
+import socket
 from dataclasses import replace
 from urllib.parse import urlsplit
 
@@ -9,7 +11,7 @@ from django.conf import settings
 
 from arena.limits import Limits
 from arena.netcheck import TcpCheck
-from arena.netpolicy import EndpointRefused, NetworkPolicy, check_url
+from arena.netpolicy import EndpointRefused, NetworkPolicy, check_url, resolve_addresses
 
 MAX_URL_LENGTH = NetworkPolicy().max_url_length
 # Ports of the URLs the network check connects to, when a URL names none.
@@ -22,6 +24,8 @@ __all__ = [
     "bot_limits",
     "bot_network_policy",
     "check_endpoint_url",
+    "endpoint_addresses",
+    "spell_address",
 ]
 
 
@@ -52,6 +56,28 @@ def check_endpoint_url(url: str) -> str:
             f"{refused}; this server refuses loopback endpoints unless BOT_ALLOW_LOOPBACK=1 is "
             "set (./run and ./run serve set it on embedded defaults, to try a bot locally)"
         ) from None
+
+
+def endpoint_addresses(url: str) -> list[str]:
+    """Every address a bot endpoint's host resolves to now, in one spelling each, sorted.
+
+    An IPv4 address written as IPv6 (``::ffff:192.0.2.1``) is spelled as IPv4, so one host
+    reached both ways is one address. Raises EndpointRefused when the host does not resolve.
+    """
+    parts = urlsplit(url)
+    if not parts.hostname:
+        raise EndpointRefused("the URL has no host")
+    port = parts.port or DEFAULT_PORTS.get(parts.scheme.lower(), 80)
+    found = resolve_addresses(parts.hostname, port, getaddrinfo=socket.getaddrinfo)
+    return sorted({spell_address(address) for address in found})
+
+
+def spell_address(address: str) -> str:
+    """One spelling of an IP address: compressed, no zone, IPv4-mapped IPv6 written as IPv4."""
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    return str(ip)
 
 
 def bot_limits(time_limit_ms: int | None = None) -> Limits:

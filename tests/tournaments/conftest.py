@@ -163,6 +163,20 @@ def example_bots() -> Iterator[ExampleBots]:
         yield bots
 
 
+def ladder_teams_apart(bots: Sequence) -> None:
+    """Give each bot an owner of its own and list loopback as a shared host: a ladder seats one
+    bot of a team at a table, and every test bot runs on 127.0.0.1 (bots verified by a worker
+    store that address)."""
+    from django.contrib.auth.models import User
+
+    from tournaments.models import SharedHost
+
+    SharedHost.objects.get_or_create(address="127.0.0.1")
+    for bot in bots:
+        bot.owner = User.objects.create_user(f"owner-of-{bot.pk}")
+        bot.save(update_fields=["owner"])
+
+
 @pytest.fixture
 def playing_bots(make_bot, owner, example_bots, loopback_allowed):
     """Make ``n`` active bots served by the example bots (alternating players), whose owner

@@ -46,6 +46,7 @@ ALL_MODELS = [
     models.Rating,
     models.RatingHistory,
     models.RatingRecompute,
+    models.SharedHost,
 ]
 
 
@@ -62,6 +63,7 @@ def populated(make_bot, owner, organiser, oh_hell):
         name="cup", organiser=organiser, variant=oh_hell, format="swiss"
     )
     populated_again(tournament, make_bot, owner)
+    models.SharedHost.objects.create(address="192.0.2.80", note="course bots")
     return tournament
 
 
@@ -149,6 +151,14 @@ def test_every_change_page_renders_without_the_secret(admin_client, populated, m
     assert response.status_code == 200
     for bot in Bot.objects.all():
         assert bot.secret not in response.content.decode()
+
+
+def test_staff_list_a_shared_host_which_records_who_did(admin_client, staff):
+    url = reverse("admin:tournaments_sharedhost_add")
+    response = admin_client.post(url, {"address": "::ffff:192.0.2.9", "note": "course server"})
+    assert response.status_code == 302
+    host = models.SharedHost.objects.get()
+    assert (host.address, host.note, host.created_by) == ("192.0.2.9", "course server", staff)
 
 
 def test_staff_disable_and_enable_bots_from_the_list(admin_client, make_bot, owner):

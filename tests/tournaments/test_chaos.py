@@ -17,6 +17,7 @@ from collections import Counter
 import pytest
 from django.utils import timezone
 
+from tests.tournaments.conftest import ladder_teams_apart
 from tests.tournaments.services.rating_world import assert_live_equals_recompute
 from tests.tournaments.workers import (
     drop_database_connections,
@@ -91,6 +92,7 @@ def test_matches_end_once_and_ratings_equal_a_recompute_through_kills_and_outage
         bot.endpoint_url = bot.endpoint_url.replace("/b", "/slow/b")
         bot.save(update_fields=["endpoint_url"])
     entrants, climbers = players[:8], players[8:]
+    ladder_teams_apart(climbers)
     Bot.objects.filter(pk__in=[b.pk for b in climbers]).update(ladder_opt_in=True)
     Ladder.objects.all().delete()  # only this test's ladder, on the short variant
     ladder = Ladder.objects.create(variant=short_variant, time_limit_ms=2000, duplicate=True)

@@ -85,3 +85,24 @@ def test_the_demo_plays_a_round_robin_and_prints_a_leaderboard_on_embedded_defau
     ]
     missing = [f"/api/bots/{past}/ratings/", f"/api/bots/{past}/rating-history/"]
     assert statuses(env, ok + missing) == {**dict.fromkeys(ok, 200), **dict.fromkeys(missing, 404)}
+
+
+@pytest.mark.django_db
+def test_the_reference_bots_each_have_an_owner_and_can_fill_ladder_tables_together(
+    presets, loopback_allowed, settings
+):
+    from tournaments.demo import BotHost, register_roster, roster_on_ladders
+    from tournaments.models import SharedHost
+    from tournaments.services.ladders import ladders_top_up
+
+    settings.LADDER_MATCHES_IN_FLIGHT = 1
+    host = BotHost().start()
+    try:
+        bots = register_roster(host.urls, lambda line: None)
+        assert len(bots) == 6 and len({bot.owner_id for bot in bots}) == 6
+        assert all(bot.endpoint_addresses == ["127.0.0.1"] for bot in bots)
+        roster_on_ladders(bots, on=True)  # more bots than one account may opt in
+        assert SharedHost.objects.filter(address="127.0.0.1").exists()
+        assert ladders_top_up() == 1
+    finally:
+        host.stop()

@@ -12,6 +12,7 @@ import itertools
 import pytest
 
 from tests.support.users import client_for
+from tests.tournaments.conftest import ladder_teams_apart
 from tests.tournaments.workers import needs_postgres_and_redis, wait_for
 from tournaments.models import (
     Bot,
@@ -44,6 +45,7 @@ def test_a_new_verified_opted_in_bot_gets_rated_ladder_matches_with_no_staff_act
 ):
     ladder = ladder_ensure_default()  # what the migration and seed_presets do
     regulars = playing_bots(3)
+    ladder_teams_apart(regulars)  # the newcomer is the owner's
     Bot.objects.filter(pk__in=[b.pk for b in regulars]).update(ladder_opt_in=True)
     start_worker("all", concurrency=2, env={"LADDER_MATCHES_IN_FLIGHT": "1"})
     start_worker("beat", beat=True)
@@ -81,6 +83,7 @@ def test_a_new_verified_opted_in_bot_gets_rated_ladder_matches_with_no_staff_act
 def test_beat_tops_the_ladder_up_when_no_message_did(presets, playing_bots, start_worker):
     ladder = ladder_ensure_default()
     bots = playing_bots(4)
+    ladder_teams_apart(bots)
     # Opted in behind the services' back: no top-up was ever sent.
     Bot.objects.filter(pk__in=[b.pk for b in bots]).update(ladder_opt_in=True)
     start_worker("all", concurrency=2, env={"LADDER_MATCHES_IN_FLIGHT": "1"})

@@ -23,6 +23,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from tests.support.users import client_for
+from tests.tournaments.conftest import ladder_teams_apart
 from tests.tournaments.memorising import Memoriser, serve_memoriser
 from tests.tournaments.spying import Prediction, chance_tail, seat_hits
 from tournaments.models import Ladder, Match, MatchStatus, Replay, Variant
@@ -64,20 +65,25 @@ def world(
     )
     memoriser = Memoriser()
     server = serve_memoriser(memoriser)
-    make_bot(
-        owner,
-        name="memoriser",
-        endpoint_url=f"http://127.0.0.1:{server.server_address[1]}/",
-        status="active",
-        ladder_opt_in=True,
-    )
-    for i in range(TABLE - 1):
+    bots = [
         make_bot(
             owner,
-            endpoint_url=f"{example_bots.urls['heuristic']}/m{i}",
+            name="memoriser",
+            endpoint_url=f"http://127.0.0.1:{server.server_address[1]}/",
             status="active",
             ladder_opt_in=True,
         )
+    ]
+    for i in range(TABLE - 1):
+        bots.append(
+            make_bot(
+                owner,
+                endpoint_url=f"{example_bots.urls['heuristic']}/m{i}",
+                status="active",
+                ladder_opt_in=True,
+            )
+        )
+    ladder_teams_apart(bots)
     yield World(memoriser, variant, staff)
     server.shutdown()
     server.server_close()

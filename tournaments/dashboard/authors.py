@@ -30,7 +30,7 @@ from tournaments.api.throttling import (
 )
 from tournaments.dashboard import protocol_doc
 from tournaments.dashboard.forms import BotRegisterForm, LadderForm, SignUpForm
-from tournaments.errors import ApplicationError
+from tournaments.errors import ApplicationError, ConflictError
 from tournaments.lockout import sign_in_lockout
 from tournaments.models import Bot, signed_in
 from tournaments.selectors.bots import (
@@ -264,6 +264,8 @@ def my_bot(request: HttpRequest, bot_id: int) -> HttpResponse:
         "hello_seconds": settings.BOT_HELLO_TIMEOUT_MS / 1000,
         # With tasks run in-process nothing plays in the background, so ladders stand still.
         "ladders_run": not settings.CELERY_TASK_ALWAYS_EAGER,
+        "ladder_full": request.GET.get("ladder") == "full" and not bot.ladder_opt_in,
+        "ladder_cap": settings.LADDER_MAX_BOTS_PER_OWNER,
         "port": _starter_port(bot.endpoint_url),
         "health_checks": list(bot_health_checks(bot=bot, limit=5)),
         "faults": bot_recent_faults(bot=bot),
@@ -309,7 +311,11 @@ def my_bot_ladder(request: HttpRequest, bot_id: int) -> HttpResponse:
     if refused := _over_write_limit(request):
         return refused
     form = LadderForm(request.POST)
-    bot_set_ladder_opt_in(bot=bot, enabled=form.is_valid() and form.cleaned_data["enabled"])
+    try:
+        bot_set_ladder_opt_in(bot=bot, enabled=form.is_valid() and form.cleaned_data["enabled"])
+    except ConflictError:
+        # The page says why: the account has as many bots on the ladders as it may.
+        return redirect(f"{reverse('dashboard:my-bot', args=[bot.pk])}?ladder=full#ladder-title")
     return redirect("dashboard:my-bot", bot_id=bot.pk)
 
 

@@ -38,6 +38,7 @@ from tournaments.selectors.ladders import ACTIVITY_WINDOW, ladders_activity
 from tournaments.selectors.matches import match_seed_revealed
 from tournaments.selectors.ratings import bot_ratings, leaderboard
 from tournaments.selectors.tournaments import (
+    shared_owner_matches,
     tournament_list,
     tournament_progress,
     tournament_standings,
@@ -225,6 +226,8 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
         "winners": set(standings["winners"]) if standings["final"] else set(),
         "tie_for_first": standings["tie_for_first"],
         "ranking_rule": standings["ranking_rule"],
+        "shared_owner_tables": standings["shared_owner_tables"],
+        "shared_owner_matches": shared_owner_matches(tournament=tournament),
         "deals_rule": DEALS[tournament.format],
         "page": page,
         "now": timezone.now(),

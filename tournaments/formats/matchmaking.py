@@ -17,13 +17,19 @@ gathers the values and creates the matches).
   passes only bots not already playing.
 - **Seats.** Each table is seated so every bot leans towards the seat positions it has used
   least (``seats`` counts), so seat positions even out over time.
+- **Teams.** Two bots that share a team key (``Candidate.teams``: their owner, the address their
+  endpoint resolves to) never sit at one table, and a team listed in ``quota`` joins at most that
+  many of the call's tables. The rule is never relaxed: a seed that cannot fill a table under it
+  sits out the call, and when no seed can, the call makes fewer tables (the ladder waits).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 from tournaments.formats.common import FixtureError, check_table_size, seat_by_history
 from tournaments.rating_math import DEFAULT_SIGMA, conservative
@@ -39,6 +45,8 @@ class Candidate:
     provisional: bool
     recent: int = 0
     seats: tuple[int, ...] = ()
+    # Bots sharing any of these keys never sit at one table.
+    teams: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +59,9 @@ class MatchmakingParams:
     sigma0: float = DEFAULT_SIGMA
     window: int = 3
     behind_share: float = 0.5
+    # Seeds whose search for a table may fail in one call before it gives up: bounds the cost
+    # of a field where few tables are possible (each failed search reads every free bot).
+    max_failed_seeds: int = 50
 
     def __post_init__(self) -> None:
         if not 0 <= self.explore <= 1:
@@ -61,6 +72,8 @@ class MatchmakingParams:
             raise ValueError("window must not be negative")
         if not 0 < self.behind_share <= 1:
             raise ValueError("behind_share must be within (0, 1]")
+        if self.max_failed_seeds < 0:
+            raise ValueError("max_failed_seeds must not be negative")
 
 
 def share_weight(bot: Candidate, params: MatchmakingParams) -> float:
@@ -80,30 +93,76 @@ def pick_tables(
     tables: int,
     rng: random.Random,
     params: MatchmakingParams | None = None,
+    quota: Mapping[str, int] | None = None,
 ) -> list[tuple[int, ...]]:
-    """Choose up to ``tables`` tables of ``table_size`` distinct bots each, in seat order."""
+    """Choose up to ``tables`` tables of ``table_size`` distinct bots each, in seat order.
+
+    No table seats two bots sharing a team key; a team key listed in ``quota`` joins at most
+    that many of the tables (keys not listed are not limited).
+    """
     params = params or MatchmakingParams()
     check_table_size(table_size)
     if len({bot.id for bot in candidates}) != len(candidates):
         raise FixtureError("candidates must list each bot once")
     if tables < 0:
         raise FixtureError("tables must not be negative")
-    free = list(candidates)
-    rng.shuffle(free)  # ties are broken at random, not by id
-    free.sort(key=lambda bot: owed(bot, params))
+    order = list(candidates)
+    rng.shuffle(order)  # ties are broken at random, not by id
+    order.sort(key=lambda bot: owed(bot, params))
+    left = dict(quota or {})
+    load = Counter(key for bot in order for key in bot.teams)
+    gone: set[int] = set()
     chosen: list[tuple[int, ...]] = []
-    while len(chosen) < tables and len(free) >= table_size:
-        seed, others = free[0], free[1:]
-        if rng.random() < params.explore:
-            opponents = rng.sample(others, table_size - 1)
-        else:
-            opponents = _nearest(seed, others, table_size - 1, rng, params)
-        table = [seed, *opponents]
-        history = {bot.id: bot.seats for bot in table}
-        chosen.append(seat_by_history([bot.id for bot in table], history, rng))
-        seated = {bot.id for bot in table}
-        free = [bot for bot in free if bot.id not in seated]
+    failures = 0
+    for index, seed in enumerate(order):
+        free = len(order) - len(gone)
+        if len(chosen) >= tables or free < table_size or failures > params.max_failed_seeds:
+            break
+        if seed.id in gone:
+            continue
+        table = None
+        if _within_quota(seed, left) and _may_fill(seed, free, load, table_size - 1):
+            others = [
+                bot for bot in order[index + 1 :] if bot.id not in gone and _within_quota(bot, left)
+            ]
+            table = _table(seed, others, table_size - 1, rng, params)
+            failures += table is None
+        # A seed that found no table sits out the call: later searches have fewer bots free.
+        for bot in table or [seed]:
+            gone.add(bot.id)
+            load.subtract(bot.teams)
+        if table is not None:
+            for key in chain.from_iterable(bot.teams for bot in table):
+                if key in left:
+                    left[key] -= 1
+            history = {bot.id: bot.seats for bot in table}
+            chosen.append(seat_by_history([bot.id for bot in table], history, rng))
     return chosen
+
+
+def _within_quota(bot: Candidate, left: Mapping[str, int]) -> bool:
+    return all(left[key] > 0 for key in bot.teams if key in left)
+
+
+def _may_fill(seed: Candidate, free: int, load: Mapping[str, int], needed: int) -> bool:
+    """False when too few free bots share no key with the seed (a cheap bound, no search)."""
+    sharing = max((load[key] - 1 for key in seed.teams), default=0)
+    return free - 1 - sharing >= needed
+
+
+def _table(
+    seed: Candidate,
+    others: list[Candidate],
+    needed: int,
+    rng: random.Random,
+    params: MatchmakingParams,
+) -> list[Candidate] | None:
+    """The seed and its opponents, or None when the team rule leaves too few."""
+    if rng.random() < params.explore:
+        opponents = _draw(_shuffled(others, rng), needed, 0, seed.teams, rng)
+    else:
+        opponents = _nearest(seed, others, needed, rng, params)
+    return None if opponents is None else [seed, *opponents]
 
 
 def _nearest(
@@ -112,15 +171,59 @@ def _nearest(
     needed: int,
     rng: random.Random,
     params: MatchmakingParams,
-) -> list[Candidate]:
+) -> list[Candidate] | None:
     """Opponents near the seed's conservative rating, among the bots behind their share.
 
     ``others`` is in order of ``owed``; the front ``behind_share`` of it (never fewer than
     the table needs plus the window) is ranked by distance in conservative rating, and the
-    opponents are drawn at random from the nearest ``needed + window``.
+    opponents are drawn at random from the nearest ``needed + window`` that the team rule
+    allows. Only when the team rule leaves too few there are the bots further behind drawn.
     """
     pool_size = max(needed + params.window, round(len(others) * params.behind_share))
     pool = others[:pool_size]
     target = conservative(seed.mu, seed.sigma)
     pool.sort(key=lambda bot: abs(conservative(bot.mu, bot.sigma) - target))
-    return rng.sample(pool[: needed + params.window], needed)
+    ranked = chain(pool, others[pool_size:])
+    return _draw(ranked, needed, params.window, seed.teams, rng)
+
+
+def _draw(
+    ranked: Iterable[Candidate],
+    needed: int,
+    window: int,
+    taken: frozenset[str],
+    rng: random.Random,
+) -> list[Candidate] | None:
+    """Draw ``needed`` bots one by one, each at random among the first ``still needed +
+    window`` of ``ranked`` that share no team key with the bots already drawn; None if fewer.
+
+    Without team keys this is a uniform sample of ``needed`` from the first ``needed + window``.
+    """
+    source = iter(ranked)
+    teams = set(taken)
+    front: list[Candidate] = []
+    drawn: list[Candidate] = []
+    while len(drawn) < needed:
+        front = [bot for bot in front if teams.isdisjoint(bot.teams)]
+        wanted = needed - len(drawn) + window
+        while len(front) < wanted:
+            candidate = next(source, None)
+            if candidate is None:
+                break
+            if teams.isdisjoint(candidate.teams):
+                front.append(candidate)
+        if not front:
+            return None
+        bot = front.pop(rng.randrange(len(front)))
+        drawn.append(bot)
+        teams.update(bot.teams)
+    return drawn
+
+
+def _shuffled(items: list[Candidate], rng: random.Random) -> Iterator[Candidate]:
+    """Yield ``items`` in random order, shuffling only as far as it is read (Fisher-Yates)."""
+    pool = list(items)
+    for end in range(len(pool) - 1, -1, -1):
+        pick = rng.randrange(end + 1)
+        pool[pick], pool[end] = pool[end], pool[pick]
+        yield pool[end]

@@ -38,7 +38,7 @@ def fill_username_keys(apps, schema_editor):
 class Migration(migrations.Migration):
     dependencies = [
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
-        ("tournaments", "0020_competition_deal_salts"),
+        ("tournaments", "0021_shared_hosts_and_owner_caps"),
     ]
 
     operations = [

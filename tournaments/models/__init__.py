@@ -11,6 +11,7 @@ from tournaments.models.bots import (
     BotVersion,
     DisabledCause,
     HealthCheckStatus,
+    SharedHost,
 )
 from tournaments.models.competitions import (
     Tournament,
@@ -60,6 +61,7 @@ __all__ = [
     "RecomputeStatus",
     "Replay",
     "SeatFault",
+    "SharedHost",
     "Tournament",
     "TournamentEntry",
     "TournamentFormat",

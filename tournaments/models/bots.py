@@ -67,6 +67,10 @@ class Bot(models.Model):
     accept_invitations = models.BooleanField(default=False)
     # Raised by bot_new_version: the bot keeps its name, matches and mu; sigma goes up.
     version = models.PositiveIntegerField(default=1)
+    # Every address the endpoint's host resolved to at the last passed check: bots at one
+    # address are one team (one server sees all their hands), so ladders keep them apart.
+    # Staff only: where another owner's bot runs stays private.
+    endpoint_addresses = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -115,6 +119,25 @@ class Bot(models.Model):
     def security_warning_texts(self) -> list[str]:
         """The signing probes the bot accepted at its latest verification, in words."""
         return probe_warnings(self.security_warnings)
+
+
+class SharedHost(models.Model):
+    """An address that staff vouch hosts the bots of many people, e.g. a course's server with
+    every student's bot on a port of its own: bots there are not one team by address (their
+    owners still are each a team of their own)."""
+
+    address = models.GenericIPAddressField(unique=True, unpack_ipv4=True)
+    note = models.CharField(max_length=200, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["address"]
+
+    def __str__(self) -> str:
+        return f"{self.address} ({self.note})" if self.note else self.address
 
 
 class HealthCheckStatus(models.TextChoices):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
@@ -157,6 +157,7 @@ class Standing:
     byes: int = 0
     swiss_points: float | None = None
     place: int = 0
+    shared_owner_tables: int = 0
     head_to_head: dict[int, list[int]] = field(default_factory=dict)
 
     def to_dict(self, names: dict[int, str]) -> dict[str, Any]:
@@ -180,6 +181,7 @@ class Standing:
             else round(self.duplicate_score, 2),
             "byes": self.byes,
             "swiss_points": self.swiss_points,
+            "shared_owner_tables": self.shared_owner_tables,
             "head_to_head": {
                 names[other]: {
                     "bot": other,
@@ -204,6 +206,7 @@ def _finished_seats(tournament: Tournament) -> dict[int, list[MatchSeat]]:
             "match_id",
             "seat",
             "bot__name",
+            "bot__owner",
             "score",
             "rank",
             "bids_exact",
@@ -221,10 +224,14 @@ def tournament_standings(*, tournament: Tournament) -> dict[str, Any]:
     """Standings by total score (duplicate: by duplicate score), with winner and ties."""
     tables = _finished_seats(tournament)
     lines: dict[int, Standing] = {}
+    shared_tables = 0
     for seats in tables.values():
+        owners = Counter(seat.bot.owner_id for seat in seats)
+        shared_tables += any(n > 1 for n in owners.values())
         for seat in seats:
             line = lines.setdefault(seat.bot_id, Standing(seat.bot_id, seat.bot.name))
             line.matches += 1
+            line.shared_owner_tables += owners[seat.bot.owner_id] > 1
             line.total_score += seat.score or 0
             line.rank_sum += seat.rank or 0
             line.bids_exact += seat.bids_exact
@@ -251,7 +258,22 @@ def tournament_standings(*, tournament: Tournament) -> dict[str, Any]:
         "winners": [line.bot_id for line in leaders] if ordered else [],
         "tie_for_first": len(leaders) > 1,
         "final": tournament.status == TournamentStatus.FINISHED,
+        "shared_owner_tables": shared_tables,
     }
+
+
+def shared_owner_matches(*, tournament: Tournament) -> set[int]:
+    """The tournament's matches, in any state, at which two seats belong to one owner.
+
+    Owners are public, so anyone may see which tables seated bots of one owner together.
+    """
+    return set(
+        MatchSeat.objects.filter(match__tournament=tournament)
+        .values("match_id", "bot__owner_id")
+        .annotate(n=Count("pk"))
+        .filter(n__gt=1)
+        .values_list("match_id", flat=True)
+    )
 
 
 def _sort_key(tournament: Tournament):

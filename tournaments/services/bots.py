@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from django.conf import settings
@@ -35,6 +35,7 @@ from tournaments.netpolicy import (
     bot_limits,
     bot_network_policy,
     check_endpoint_url,
+    endpoint_addresses,
 )
 
 
@@ -279,7 +280,20 @@ def bot_record_check(
     verifying: bool = False,
 ) -> BotHealthCheck:
     """Store a check's outcome (completing ``check`` when it was queued) and move the bot's
-    status accordingly; ``verifying`` for a verification rather than a periodic check."""
+    status accordingly; ``verifying`` for a verification rather than a periodic check.
+
+    A passed check also stores the addresses the endpoint resolves to (the bot's team by
+    address, see tournaments/selectors/teams.py); a bot whose host then does not resolve fails
+    the check, so no bot plays with its address unknown.
+    """
+    addresses: list[str] = []
+    if result.ok:
+        try:
+            addresses = endpoint_addresses(bot.endpoint_url)
+        except EndpointRefused as exc:
+            result = replace(
+                result, ok=False, error_kind=FaultKind.CONNECTION_ERROR, error_message=str(exc)
+            )
     with transaction.atomic():
         bot = Bot.objects.select_for_update().get(pk=bot.pk)
         if check is None:
@@ -296,6 +310,7 @@ def bot_record_check(
             bot.last_verified_at = timezone.now()
             if result.probed:
                 bot.security_warnings = list(result.warnings)
+            bot.endpoint_addresses = addresses
             # A bot disabled by staff stays disabled; one disabled for failing comes back.
             if bot.disabled_cause != DisabledCause.ADMIN:
                 bot.status = BotStatus.ACTIVE

@@ -4,6 +4,12 @@ A ladder never finishes. ``ladders_top_up`` (run when a ladder match ends, and b
 as a safety net for lost messages) keeps ``LADDER_MATCHES_IN_FLIGHT`` tables queued or playing
 on every running ladder, choosing them with the pure matchmaker in
 ``tournaments/formats/matchmaking.py`` among the active, opted-in bots not already playing.
+
+Fair by construction: no table seats two bots of one team (one owner, or one endpoint address
+that is not a shared host: tournaments/selectors/teams.py), and when the free bots cannot make
+a table under that rule the ladder waits. An account has at most ``LADDER_MAX_BOTS_PER_OWNER``
+bots opted in and its bots sit at no more than ``LADDER_MAX_TABLES_PER_OWNER`` of a ladder's
+open tables.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from collections import defaultdict
 from datetime import timedelta
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
@@ -36,6 +43,7 @@ from tournaments.models import (
 )
 from tournaments.rating_math import RatingParams, is_provisional
 from tournaments.seeds import new_seed
+from tournaments.selectors.teams import bot_teams, owner_team
 from tournaments.services.competitions import check_table, competition_move
 from tournaments.services.matches import match_enqueue, matches_create
 
@@ -55,16 +63,33 @@ def bot_set_ladder_opt_in(*, bot: Bot, enabled: bool) -> Bot:
     """Opt a bot into the ladders or out of them; only its active periods are scheduled.
 
     A bot that is pending verification or disabled keeps its choice and is left out of ladder
-    tables until it passes ``hello`` again (the next top-up after that seats it).
+    tables until it passes ``hello`` again (the next top-up after that seats it). An owner
+    with ``LADDER_MAX_BOTS_PER_OWNER`` bots opted in (whatever their status) is refused another
+    (409) until one is opted out.
     """
     if not isinstance(enabled, bool):
         raise TypeError("enabled must be a bool")
     if bot.ladder_opt_in != enabled:
+        if enabled:
+            _check_room_for_another(bot)
         bot.ladder_opt_in = enabled
         bot.save(update_fields=["ladder_opt_in", "updated_at"])
         if enabled:
             ladders_top_up_soon()
     return bot
+
+
+def _check_room_for_another(bot: Bot) -> None:
+    # The owner's row is locked so that two opt-ins at once cannot both pass the count.
+    User.objects.select_for_update().only("pk").get(pk=bot.owner_id)
+    cap = settings.LADDER_MAX_BOTS_PER_OWNER
+    opted = Bot.objects.filter(owner_id=bot.owner_id, ladder_opt_in=True).exclude(pk=bot.pk).count()
+    if opted >= cap:
+        raise ConflictError(
+            f"an account may have at most {cap} bots on the ladders and {opted} of yours are; "
+            "opt one of them out first",
+            field="ladder_opt_in",
+        )
 
 
 @transaction.atomic
@@ -205,9 +230,11 @@ def _top_up(ladder: Ladder, busy: set[int]) -> int:
     wanted = settings.LADDER_MATCHES_IN_FLIGHT - _tables_in_flight(ladder)
     if wanted <= 0:
         return 0
-    candidates = _candidates(ladder, busy)
+    eligible = _eligible(busy)
+    candidates = _candidates(ladder, list(eligible))
+    quota = _owner_quota(ladder, set(eligible.values()))
     rng = random.Random(secrets.randbits(64))
-    tables = pick_tables(candidates, ladder.table_size, wanted, rng)
+    tables = pick_tables(candidates, ladder.table_size, wanted, rng, quota=quota)
     fixtures = []
     for seats in tables:
         seed = new_seed()
@@ -224,17 +251,43 @@ def _top_up(ladder: Ladder, busy: set[int]) -> int:
     return len(fixtures)
 
 
-def _candidates(ladder: Ladder, busy: set[int]) -> list[Candidate]:
-    """The active, opted-in, free bots with their ratings and last day's ladder tables."""
-    bot_ids = [
-        pk
-        for pk in Bot.objects.filter(status=BotStatus.ACTIVE, ladder_opt_in=True)
+def _owner_quota(ladder: Ladder, owners: set[int]) -> dict[str, int]:
+    """How many more of the ladder's tables each owner may sit at now."""
+    open_seats = MatchSeat.objects.filter(
+        match__ladder=ladder, match__status__in=OPEN, bot__owner_id__in=owners
+    )
+    held: dict[int, set[str]] = {owner_id: set() for owner_id in owners}
+    for pk, group, owner_id in open_seats.values_list(
+        "match_id", "match__duplicate_group", "bot__owner_id"
+    ):
+        held[owner_id].add(group or f"#{pk}")
+    cap = settings.LADDER_MAX_TABLES_PER_OWNER
+    return {owner_team(owner_id): max(cap - len(tables), 0) for owner_id, tables in held.items()}
+
+
+def _eligible(busy: set[int]) -> dict[int, int]:
+    """Active, opted-in bots not playing, with their owners: each owner's first
+    ``LADDER_MAX_BOTS_PER_OWNER`` opted in by age (an owner has more opted in only from before
+    the cap, or after staff lowered it)."""
+    cap = settings.LADDER_MAX_BOTS_PER_OWNER
+    per_owner: dict[int, int] = defaultdict(int)
+    eligible = {}
+    for pk, owner_id, status in (
+        Bot.objects.filter(ladder_opt_in=True)
         .order_by("pk")
-        .values_list("pk", flat=True)
-        if pk not in busy
-    ]
+        .values_list("pk", "owner_id", "status")
+    ):
+        per_owner[owner_id] += 1
+        if per_owner[owner_id] <= cap and status == BotStatus.ACTIVE and pk not in busy:
+            eligible[pk] = owner_id
+    return eligible
+
+
+def _candidates(ladder: Ladder, bot_ids: list[int]) -> list[Candidate]:
+    """The eligible bots with their teams, ratings and last day's ladder tables."""
     if len(bot_ids) < ladder.table_size:
         return []
+    teams = bot_teams(bot_ids=bot_ids)
     ratings = {
         r.bot_id: r
         for r in Rating.objects.filter(variant_id=ladder.variant_id, bot_id__in=bot_ids).only(
@@ -269,6 +322,7 @@ def _candidates(ladder: Ladder, busy: set[int]) -> list[Candidate]:
                 provisional=is_provisional(matches),
                 recent=sum(counts),
                 seats=counts,
+                teams=teams[pk],
             )
         )
     return candidates

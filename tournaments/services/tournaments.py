@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import NamedTuple
 
@@ -37,6 +38,7 @@ from tournaments.models import (
     Variant,
 )
 from tournaments.rating_math import RatingParams, is_provisional
+from tournaments.selectors.teams import bot_teams
 from tournaments.services.competitions import check_table, competition_move
 from tournaments.services.matches import match_enqueue, matches_create
 
@@ -350,7 +352,11 @@ def ladder_fill(*, tournament: Tournament) -> int:
     ladders' setting); return how many were added.
 
     Tables come from the always-on ladders' matchmaker (``tournaments/formats/matchmaking.py``)
-    among the entered bots not at an open table, with the games each played in this event.
+    among the entered bots not at an open table, with the games each played in this event. Bots
+    of one team (tournaments/selectors/teams.py) are kept apart while any of the event's matches
+    is open, as its bots come free again; only when nothing is in flight and no table can keep
+    them apart (an organiser may enter many bots of one owner) does a table seat them together,
+    so the event always finishes. The standings count such tables.
     """
     budget = tournament.rounds * tournament.entries.count() // tournament.table_size
     made = tournament.matches.count()
@@ -374,6 +380,7 @@ def ladder_fill(*, tournament: Tournament) -> int:
         for r in Rating.objects.filter(variant_id=tournament.variant_id, bot_id__in=entered)
     }
     start = RatingParams.from_dict(tournament.variant.rating_params)
+    teams = bot_teams(bot_ids=entered)
     candidates = [
         Candidate(
             id=bot,
@@ -382,12 +389,16 @@ def ladder_fill(*, tournament: Tournament) -> int:
             provisional=is_provisional(ratings[bot].matches if bot in ratings else 0),
             recent=sum(seats[bot]),
             seats=tuple(seats[bot]),
+            teams=teams[bot],
         )
         for bot in entered
         if bot not in busy
     ]
     rng = random.Random(formats.fixture_seed(tournament.seed, "ladder", made))
     tables = pick_tables(candidates, tournament.table_size, wanted, rng)
+    if not tables and in_flight == 0:
+        together = [replace(candidate, teams=frozenset()) for candidate in candidates]
+        tables = pick_tables(together, tournament.table_size, 1, rng)
     fixtures = [
         formats.Fixture(
             round=made + i,

@@ -52,3 +52,33 @@ def test_a_refused_change_leaves_the_opt_in_alone(bot, owner_client):
     assert response.status_code == 400
     bot.refresh_from_db()
     assert bot.ladder_opt_in is False
+
+
+def test_opting_in_one_bot_more_than_an_account_may_is_refused_naming_the_field(
+    make_bot, owner, owner_client, settings
+):
+    settings.LADDER_MAX_BOTS_PER_OWNER = 3
+    for _ in range(3):
+        make_bot(owner, ladder_opt_in=True)
+    fourth = make_bot(owner)
+    response = owner_client.patch(f"/api/bots/{fourth.pk}/", {"ladder_opt_in": True}, format="json")
+    assert response.status_code == 409
+    error = response.json()["error"]
+    assert error["code"] == "conflict" and "ladder_opt_in" in error["detail"]
+    assert "at most 3" in error["detail"]["ladder_opt_in"][0]
+    fourth.refresh_from_db()
+    assert fourth.ladder_opt_in is False
+    data = {"name": "one-too-many", "endpoint_url": PUBLIC_URL, "ladder_opt_in": True}
+    response = owner_client.post("/api/bots/", data, format="json")
+    assert response.status_code == 409 and "ladder_opt_in" in response.json()["error"]["detail"]
+    assert not Bot.objects.filter(name="one-too-many").exists()  # the registration is undone
+
+
+def test_another_owners_bots_do_not_count_against_the_cap(
+    make_bot, owner, other_user, owner_client, settings
+):
+    settings.LADDER_MAX_BOTS_PER_OWNER = 1
+    make_bot(other_user, ladder_opt_in=True)
+    mine = make_bot(owner)
+    response = owner_client.patch(f"/api/bots/{mine.pk}/", {"ladder_opt_in": True}, format="json")
+    assert response.status_code == 200 and response.json()["ladder_opt_in"] is True

@@ -434,6 +434,16 @@ def test_the_owner_opts_a_bot_into_the_ladder_and_out_again(bot, owner, other_us
     assert client.get(f"/my/bots/{bot.pk}/ladder/").status_code == 405
 
 
+def test_opting_in_beyond_the_accounts_cap_says_why_on_the_page(bot, make_bot, owner, settings):
+    settings.LADDER_MAX_BOTS_PER_OWNER = 1
+    make_bot(owner, ladder_opt_in=True)
+    client = signed_in(owner)
+    response = client.post(f"/my/bots/{bot.pk}/ladder/", {"enabled": "on"}, follow=True)
+    assert response.status_code == 200
+    assert "an account may have at most 1 bots on the ladders" in response.content.decode()
+    assert not Bot.objects.get(pk=bot.pk).ladder_opt_in
+
+
 def test_verify_queues_a_check_and_the_page_shows_it_pending_then_its_result(
     bot, owner, scripted_bot_server, loopback_allowed
 ):

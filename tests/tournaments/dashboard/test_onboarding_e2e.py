@@ -4,7 +4,7 @@ The README's quick start for bot authors, walked as a person would: the author s
 starter bot (examples/starter_bot.py, a real HTTP server on loopback), signs up, registers it,
 copies the secret, restarts the bot with it, verifies it (a real Celery worker calls the bot),
 opts it into the ladder and sees its first rated ladder match on its page. Celery beat and the
-worker run as real processes; three bots of another owner are already on the ladder. Nothing
+worker run as real processes; three bots of other owners are already on the ladder. Nothing
 is done for the author behind the pages' back: no staff action, no task called by the test.
 """
 
@@ -26,6 +26,7 @@ from django.conf import settings
 from django.db import connection
 
 from tests.browser import find_chromium, missing_reason
+from tests.tournaments.conftest import ladder_teams_apart
 from tests.tournaments.workers import wait_for
 from tournaments.models import Bot, Match, MatchStatus
 from tournaments.services.ladders import ladder_ensure_default
@@ -104,10 +105,10 @@ def starter() -> Iterator[StarterBot]:
 
 @pytest.fixture
 def rivals(make_bot, other_user, example_bots, oh_hell) -> list[Bot]:
-    """Three active bots of another owner, already on the ladder (a table needs four)."""
+    """Three active bots of other owners, already on the ladder (a table needs four)."""
     # The oh-hell ladder as a fresh database has it (a transactional test before may flush it).
     ladder_ensure_default()
-    return [
+    bots = [
         make_bot(
             other_user,
             endpoint_url=f"{example_bots.urls[player]}/rival{i}",
@@ -116,6 +117,8 @@ def rivals(make_bot, other_user, example_bots, oh_hell) -> list[Bot]:
         )
         for i, player in enumerate(("heuristic", "random", "heuristic"))
     ]
+    ladder_teams_apart(bots)
+    return bots
 
 
 @pytest.fixture

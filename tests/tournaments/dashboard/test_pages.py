@@ -349,3 +349,15 @@ def test_the_fair_deal_box_shows_a_voided_deal_and_its_seed_once_the_match_ended
     page, box = _fair_deal_box(client, match)
     assert published in box and f"<code>{voided.seed}</code>" in box
     assert "hidden until the match ends" not in box
+
+
+def test_the_tournament_page_counts_and_marks_tables_of_one_owners_bots(client, world):
+    from tournaments.selectors.tournaments import shared_owner_matches, tournament_standings
+
+    standings = tournament_standings(tournament=world.tournament)
+    shared = shared_owner_matches(tournament=world.tournament)
+    assert standings["shared_owner_tables"] > 0  # eight bots of two owners, tables of four
+    page = client.get(f"/tournaments/{world.tournament.pk}/").content.decode()
+    assert "Same owner" in page
+    assert f"{standings['shared_owner_tables']} finished tables seated two or more bots" in page
+    assert page.count('class="shared-owner"') == min(len(shared), 40)  # one page of fixtures

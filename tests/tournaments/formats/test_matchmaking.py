@@ -165,3 +165,83 @@ def test_bad_arguments_are_refused(args: tuple[list[Candidate], int, int], messa
 def test_bad_parameters_are_refused():
     with pytest.raises(ValueError, match="explore"):
         MatchmakingParams(explore=1.5)
+
+
+@st.composite
+def team_fields(draw: st.DrawFn) -> tuple[list[Candidate], int, int]:
+    """A field whose bots carry an owner key and often an address key shared with others."""
+    table_size = draw(st.integers(3, 6))
+    count = draw(st.integers(0, 50))
+    owners = draw(st.integers(1, 12))
+    addresses = draw(st.integers(1, 8))
+    bots = []
+    for i in range(count):
+        keys = {f"owner:{draw(st.integers(0, owners - 1))}"}
+        if draw(st.booleans()):
+            keys.add(f"address:{draw(st.integers(0, addresses - 1))}")
+        bots.append(
+            Candidate(
+                id=i,
+                mu=draw(st.floats(0, 50)),
+                sigma=draw(st.floats(0.5, 9)),
+                provisional=draw(st.booleans()),
+                recent=draw(st.integers(0, 20)),
+                teams=frozenset(keys),
+            )
+        )
+    return bots, table_size, draw(st.integers(0, 10))
+
+
+@settings(max_examples=150, deadline=None)
+@given(team_fields(), st.integers(0, 2**32), st.floats(0, 1))
+def test_no_table_seats_two_bots_sharing_a_team_key(drawn, seed, explore):
+    bots, table_size, wanted = drawn
+    by_id = {bot.id: bot for bot in bots}
+    params = MatchmakingParams(explore=explore)
+    tables = pick_tables(bots, table_size, wanted, random.Random(seed), params)
+    assert len(tables) <= wanted
+    seated = [bot for table in tables for bot in table]
+    assert len(seated) == len(set(seated))
+    for table in tables:
+        assert len(table) == table_size
+        keys = [key for bot in table for key in by_id[bot].teams]
+        assert len(keys) == len(set(keys)), table
+
+
+@settings(max_examples=100, deadline=None)
+@given(team_fields(), st.integers(0, 2**32), st.integers(0, 3))
+def test_a_team_with_a_quota_joins_no_more_tables_than_it(drawn, seed, cap):
+    bots, table_size, wanted = drawn
+    quota = {f"owner:{n}": cap for n in range(0, 12, 2)}
+    tables = pick_tables(bots, table_size, wanted, random.Random(seed), quota=quota)
+    by_id = {bot.id: bot for bot in bots}
+    joined = Counter(key for table in tables for bot in table for key in by_id[bot].teams)
+    assert all(joined[key] <= cap for key in quota)
+
+
+def test_a_field_of_distinct_teams_still_fills_every_table_asked_for():
+    bots = [
+        Candidate(i, 25.0, 8.0, True, teams=frozenset({f"owner:{i}", f"address:{i}"}))
+        for i in range(40)
+    ]
+    assert len(pick_tables(bots, 4, 10, random.Random(2))) == 10
+
+
+def test_a_team_of_four_beside_four_others_makes_one_table_and_waits_for_the_second():
+    team = [Candidate(i, 25.0, 8.0, True, teams=frozenset({"owner:a"})) for i in range(4)]
+    others = [Candidate(10 + i, 25.0, 8.0, True, teams=frozenset({f"owner:{i}"})) for i in range(4)]
+    for seed in range(30):
+        tables = pick_tables(team + others, 4, 2, random.Random(seed))
+        assert len(tables) == 1
+        assert len(set(tables[0]) & {bot.id for bot in team}) == 1
+
+
+def test_bots_of_one_team_alone_make_no_table():
+    team = [Candidate(i, 25.0, 8.0, True, teams=frozenset({"address:x"})) for i in range(400)]
+    assert pick_tables(team, 4, 5, random.Random(1)) == []
+
+
+def test_a_team_whose_quota_is_spent_sits_out():
+    bots = [Candidate(i, 25.0, 8.0, True, teams=frozenset({f"owner:{i}"})) for i in range(8)]
+    tables = pick_tables(bots, 4, 2, random.Random(3), quota={"owner:0": 0, "owner:1": 0})
+    assert len(tables) == 1 and not {0, 1} & set(tables[0])

@@ -4,6 +4,7 @@ duplicate rotations when staff switch them on, pause and resume."""
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import User
 from django.utils import timezone
 
 from tournaments.errors import ApplicationError, ConflictError
@@ -15,6 +16,7 @@ from tournaments.models import (
     MatchSeat,
     MatchStatus,
     Rating,
+    SharedHost,
 )
 from tournaments.services.ladders import (
     bot_set_ladder_opt_in,
@@ -43,11 +45,18 @@ def duplicate_ladder(ladder) -> Ladder:
 
 
 @pytest.fixture
-def ladder_bots(make_bot, owner):
-    def make(n: int, **fields) -> list:
+def ladder_bots(make_bot):
+    """Make ``n`` active, opted-in bots: of ``owner`` when given, else each of an owner of its
+    own (the ladder never seats two bots of one owner together)."""
+    owners = iter(range(1, 1_000_000))
+
+    def make(n: int, owner: User | None = None, **fields) -> list:
         fields.setdefault("status", BotStatus.ACTIVE)
         fields.setdefault("ladder_opt_in", True)
-        return [make_bot(owner, **fields) for _ in range(n)]
+        return [
+            make_bot(owner or User.objects.create_user(f"player-{next(owners)}"), **fields)
+            for _ in range(n)
+        ]
 
     return make
 
@@ -280,3 +289,119 @@ def test_in_process_tasks_never_chain_ladder_top_ups(
         bot_set_ladder_opt_in(bot=newcomer, enabled=False)
         bot_set_ladder_opt_in(bot=newcomer, enabled=True)
     assert len(callbacks) == 1  # on real workers, opting in tops the ladders up
+
+
+def open_tables(ladder: Ladder) -> list[Match]:
+    return list(Match.objects.filter(ladder=ladder, status__in=[MatchStatus.QUEUED]).order_by("pk"))
+
+
+def tables_of(ladder: Ladder) -> list[set[int]]:
+    seated: dict[int, set[int]] = {}
+    for match_id, bot_id in MatchSeat.objects.filter(match__ladder=ladder).values_list(
+        "match_id", "bot_id"
+    ):
+        seated.setdefault(match_id, set()).add(bot_id)
+    return list(seated.values())
+
+
+def play_tables(ladder: Ladder, count: int) -> list[set[int]]:
+    """Top up and finish the oldest open table, again and again, until ``count`` were made."""
+    for _ in range(10 * count):
+        ladders_top_up()
+        if Match.objects.filter(ladder=ladder).count() >= count:
+            break
+        finish(open_tables(ladder)[:1])
+    tables = tables_of(ladder)
+    assert len(tables) >= count, "the ladder stopped making tables"
+    return tables
+
+
+def test_four_bots_of_one_owner_never_share_a_table(ladder, ladder_bots, owner, settings):
+    settings.LADDER_MATCHES_IN_FLIGHT = 2
+    settings.LADDER_MAX_BOTS_PER_OWNER = 4
+    mine = {bot.pk for bot in ladder_bots(4, owner=owner)}
+    ladder_bots(4)
+    tables = play_tables(ladder, 200)
+    assert max(len(table & mine) for table in tables) == 1
+    assert {bot for table in tables for bot in table} >= mine  # each of them still plays
+
+
+def test_the_ladder_waits_while_only_bots_of_one_owner_are_free(
+    ladder, ladder_bots, owner, settings
+):
+    settings.LADDER_MATCHES_IN_FLIGHT = 2
+    settings.LADDER_MAX_BOTS_PER_OWNER = 4
+    ladder_bots(4, owner=owner)
+    ladder_bots(4)
+    assert ladders_top_up() == 1  # the three bots left free are all the owner's but one
+    assert ladders_top_up() == 0
+    (table,) = tables_of(ladder)
+    assert len(table & set(owner.bots.values_list("pk", flat=True))) == 1
+
+
+def test_bots_behind_one_address_are_one_team_unless_it_is_a_shared_host(
+    ladder, ladder_bots, settings, staff
+):
+    settings.LADDER_MATCHES_IN_FLIGHT = 2
+    course = ["192.0.2.10"]
+    together = {bot.pk for bot in ladder_bots(4, endpoint_addresses=course)}
+    assert ladders_top_up() == 0  # four owners, one server: one team
+    SharedHost.objects.create(address="192.0.2.10", note="course server", created_by=staff)
+    assert ladders_top_up() == 1
+    assert tables_of(ladder) == [together]
+
+
+def test_bots_behind_one_address_never_sit_together_over_many_tables(ladder, ladder_bots, settings):
+    settings.LADDER_MATCHES_IN_FLIGHT = 2
+    farm = {bot.pk for bot in ladder_bots(3, endpoint_addresses=["198.51.100.7", "2001:db8::1"])}
+    # Another address of the same IPv6 /64 is the same host.
+    farm |= {bot.pk for bot in ladder_bots(1, endpoint_addresses=["2001:db8::2"])}
+    for n in range(6):
+        ladder_bots(1, endpoint_addresses=[f"203.0.113.{n}"])
+    tables = play_tables(ladder, 60)
+    assert max(len(table & farm) for table in tables) == 1
+
+
+def test_an_owner_may_opt_in_only_so_many_bots(ladder, ladder_bots, owner, settings):
+    settings.LADDER_MAX_BOTS_PER_OWNER = 3
+    first, second, third, fourth = ladder_bots(4, owner=owner, ladder_opt_in=False)
+    for bot in (first, second, third):
+        bot_set_ladder_opt_in(bot=bot, enabled=True)
+    with pytest.raises(ConflictError) as refused:
+        bot_set_ladder_opt_in(bot=fourth, enabled=True)
+    assert refused.value.field == "ladder_opt_in"
+    fourth.refresh_from_db()
+    assert not fourth.ladder_opt_in
+    bot_set_ladder_opt_in(bot=first, enabled=False)
+    assert bot_set_ladder_opt_in(bot=fourth, enabled=True).ladder_opt_in
+
+
+def test_only_an_owners_oldest_opted_in_bots_play_beyond_the_cap(
+    ladder, ladder_bots, owner, settings
+):
+    settings.LADDER_MATCHES_IN_FLIGHT = 10
+    settings.LADDER_MAX_BOTS_PER_OWNER = 2
+    settings.LADDER_MAX_TABLES_PER_OWNER = 10
+    mine = [bot.pk for bot in ladder_bots(5, owner=owner)]  # opted in before the cap
+    ladder_bots(12)
+    seated = {bot for table in play_tables(ladder, 30) for bot in table}
+    assert seated & set(mine) == set(mine[:2])
+
+
+def test_an_owners_bots_sit_at_no_more_than_their_share_of_tables(
+    ladder, ladder_bots, owner, settings
+):
+    settings.LADDER_MATCHES_IN_FLIGHT = 4
+    settings.LADDER_MAX_TABLES_PER_OWNER = 2
+    mine = {bot.pk for bot in ladder_bots(3, owner=owner)}
+    ladder_bots(13)
+    assert ladders_top_up() == 3  # a fourth table would need the owner's third bot
+    for _ in range(30):
+        held = [table for table in map(set, _open_seatings(ladder)) if table & mine]
+        assert len(held) <= 2
+        finish(open_tables(ladder)[:1])
+        ladders_top_up()
+
+
+def _open_seatings(ladder: Ladder) -> list[list[int]]:
+    return [list(match.seats.values_list("bot_id", flat=True)) for match in open_tables(ladder)]

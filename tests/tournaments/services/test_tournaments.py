@@ -8,10 +8,15 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from tests.tournaments.conftest import ladder_teams_apart
 from tests.tournaments.starting import start_and_generate
 from tournaments.errors import ApplicationError
 from tournaments.models import Match, MatchSeat, MatchStatus, Rating, Tournament, TournamentStatus
-from tournaments.selectors.tournaments import tournament_progress, tournament_standings
+from tournaments.selectors.tournaments import (
+    shared_owner_matches,
+    tournament_progress,
+    tournament_standings,
+)
 from tournaments.services.ratings import ratings_apply_pending
 from tournaments.services.runs import match_run
 from tournaments.services.tournaments import (
@@ -143,6 +148,37 @@ def test_a_ladder_keeps_matches_flowing_until_its_budget_and_starves_nobody(
     counts = Counter(MatchSeat.objects.filter(match__in=matches).values_list("bot_id", flat=True))
     assert set(counts) == {b.pk for b in bots}
     assert max(counts.values()) - min(counts.values()) <= 3
+
+
+def _seatings(matches) -> list[set[int]]:
+    return [set(m.seats.values_list("bot_id", flat=True)) for m in matches]
+
+
+def test_a_ladder_event_keeps_the_bots_of_one_owner_apart(organiser, playing_bots, short):
+    bots = playing_bots(6)
+    ladder_teams_apart(bots[3:])  # three bots of the owner, three of three others
+    mine = {b.pk for b in bots[:3]}
+    tournament = start_and_generate(_create(organiser, short, bots, "ladder", rounds=4))
+    matches = _play_out(tournament)
+    assert len(matches) == 4 * 6 // 3
+    assert max(len(seats & mine) for seats in _seatings(matches)) == 1
+    standings = tournament_standings(tournament=tournament)
+    assert standings["shared_owner_tables"] == 0
+    assert {line["shared_owner_tables"] for line in standings["standings"]} == {0}
+
+
+def test_a_ladder_event_of_one_owners_bots_still_finishes_and_counts_their_tables(
+    organiser, playing_bots, short
+):
+    bots = playing_bots(4)
+    tournament = start_and_generate(_create(organiser, short, bots, "ladder", rounds=3))
+    matches = _play_out(tournament)
+    assert len(matches) == 3 * 4 // 3
+    standings = tournament_standings(tournament=tournament)
+    assert standings["shared_owner_tables"] == len(matches)
+    for line in standings["standings"]:
+        assert line["shared_owner_tables"] == line["matches"]
+    assert shared_owner_matches(tournament=tournament) == {m.pk for m in matches}
 
 
 def test_pause_holds_queued_matches_resume_releases_them_and_cancel_ends_it(

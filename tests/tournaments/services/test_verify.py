@@ -37,6 +37,30 @@ def test_a_bot_that_answers_hello_becomes_active(scripted):
     assert bot.consecutive_failures == 0
 
 
+def test_a_passed_check_stores_the_addresses_the_endpoint_resolves_to(
+    make_bot, owner, scripted_bot_server, loopback_allowed
+):
+    bot = make_bot(owner, endpoint_url=f"{scripted_bot_server}/ok")
+    assert bot.endpoint_addresses == []
+    bot_verify(bot=bot)
+    bot.refresh_from_db()
+    assert bot.status == BotStatus.ACTIVE
+    assert bot.endpoint_addresses == ["127.0.0.1"]  # one team with every bot on this host
+
+
+@pytest.mark.parametrize(
+    ("url", "addresses"),
+    [
+        ("http://[::ffff:192.0.2.1]:8080/", ["192.0.2.1"]),
+        ("https://[2001:DB8:0:0::1]/bot", ["2001:db8::1"]),
+    ],
+)
+def test_an_endpoints_addresses_are_spelled_one_way(url, addresses):
+    from tournaments.netpolicy import endpoint_addresses
+
+    assert endpoint_addresses(url) == addresses
+
+
 def test_the_hello_is_signed_with_the_bots_secret(scripted):
     bot = scripted("ok")
     ScriptedBot.received.clear()

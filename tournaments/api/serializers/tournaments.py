@@ -166,6 +166,9 @@ class StandingOutput(serializers.Serializer):
     swiss_points = serializers.FloatField(
         allow_null=True, help_text="Swiss: table size minus rank per match, byes as average"
     )
+    shared_owner_tables = serializers.IntegerField(
+        help_text="finished tables at which this bot sat with another bot of its owner"
+    )
     head_to_head = serializers.DictField(
         child=HeadToHeadOutput(),
         help_text="opponent's name -> finished matches shared, and in how many this bot scored "
@@ -179,3 +182,6 @@ class StandingsOutput(serializers.Serializer):
     winners = serializers.ListField(child=serializers.IntegerField())
     tie_for_first = serializers.BooleanField()
     final = serializers.BooleanField()
+    shared_owner_tables = serializers.IntegerField(
+        help_text="finished tables that seated two or more bots of one owner"
+    )
