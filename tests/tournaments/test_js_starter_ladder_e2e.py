@@ -15,7 +15,14 @@ import pytest
 
 from tests.support.users import client_for, make_user
 from tests.tournaments.workers import needs_postgres_and_redis, wait_for
-from tournaments.models import Bot, BotStatus, MatchSeat, MatchStatus, RatingHistory
+from tournaments.models import (
+    Bot,
+    BotStatus,
+    MatchSeat,
+    MatchStatus,
+    RatingHistory,
+    SharedHost,
+)
 from tournaments.services.ladders import ladder_ensure_default
 
 NODE = shutil.which("node")
@@ -66,6 +73,8 @@ def test_the_javascript_starter_bot_plays_rated_ladder_matches_through_real_work
 ):
     port, processes = js_bot_port
     ladder_ensure_default()
+    # Every bot here runs on 127.0.0.1; a course server would be listed the same way.
+    SharedHost.objects.create(address="127.0.0.1", note="the test's bots")
     for i, player in enumerate(("heuristic", "random", "heuristic")):
         make_bot(
             make_user(f"regular-{i}"),
