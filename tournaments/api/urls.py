@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.routers import DefaultRouter
 
 from tournaments.api.views_api import HealthView, not_found
-from tournaments.api.views_auth import MeView, SignUpView, TokenView
+from tournaments.api.views_auth import MeView, SignUpView, TokenRevokeView, TokenView
 from tournaments.api.views_bots import BotViewSet
 from tournaments.api.views_ladders import LadderViewSet
 from tournaments.api.views_matches import MatchViewSet
@@ -52,6 +52,7 @@ class Router(DefaultRouter):
             {
                 "signup": "auth-signup",
                 "token": "auth-token",
+                "token-revoke": "auth-token-revoke",
                 "me": "auth-me",
                 "leaderboard": "leaderboard",
                 "ratings-recompute": "ratings-recompute",
@@ -74,6 +75,7 @@ router.register("ladders", LadderViewSet, basename="ladder")
 urlpatterns = [
     path("auth/signup/", SignUpView.as_view(), name="auth-signup"),
     path("auth/token/", TokenView.as_view(), name="auth-token"),
+    path("auth/token/revoke/", TokenRevokeView.as_view(), name="auth-token-revoke"),
     path("auth/me/", MeView.as_view(), name="auth-me"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
