@@ -2,8 +2,8 @@
 
 With nothing set, the project runs on embedded defaults (SQLite under var/, Celery tasks run
 in-process, a development secret key) and says so in one line at start-up. A deployment sets
-DATABASE_URL, REDIS_URL, SECRET_KEY and DEBUG=0; every variable is listed in the README and in
-docker/.env.example.
+DATABASE_URL, REDIS_URL, SECRET_KEY, DEBUG=0 and, behind HTTPS, HTTPS=1; every variable is listed in
+docs/operations.md and in docker/.env.example.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import os
 import sys
 from pathlib import Path
 
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
@@ -46,7 +47,34 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 if env_bool("USE_X_FORWARDED_PROTO", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG)
+# HTTPS: the site is served to browsers over HTTPS only (by itself or a TLS proxy in front).
+# Then plain HTTP is redirected (but for the health check, which probes from inside), cookies are
+# secure-only and browsers are told to come back over HTTPS only (HSTS) for HSTS_SECONDS. HSTS is
+# never sent over plain HTTP, nor without HTTPS: it would lock browsers out of an HTTP site.
+HTTPS = env_bool("HTTPS", False)
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", HTTPS or not DEBUG)
+SECURE_SSL_REDIRECT = HTTPS
+SECURE_REDIRECT_EXEMPT = [r"^api/health/$"]
+SECURE_HSTS_SECONDS = env_int("HSTS_SECONDS", 31536000, minimum=0) if HTTPS else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_bool("HSTS_PRELOAD", True)
+# Every page may load scripts, styles, images, fonts and data from this server only: no inline
+# script or style, nothing from another site, no framing. The pages under /api/ may also have
+# inline styles (tournaments/api/middleware.py).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -61,11 +89,13 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "csp",
     "tournaments",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "tournaments.api.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "tournaments.api.middleware.RequestSizeLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
