@@ -2,8 +2,9 @@
 
 With nothing set, the project runs on embedded defaults (SQLite under var/, Celery tasks run
 in-process, a development secret key) and a server says so in one line when it starts
-(config/startup.py). A deployment sets DATABASE_URL, REDIS_URL, SECRET_KEY and DEBUG=0; every
-variable is listed in docs/operations.md and in docker/.env.example.
+(config/startup.py). A deployment sets
+DATABASE_URL, REDIS_URL, SECRET_KEY, DEBUG=0 and, behind HTTPS, HTTPS=1; every variable is listed in
+docs/operations.md and in docker/.env.example.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
@@ -49,7 +51,34 @@ if env_bool("USE_X_FORWARDED_PROTO", False):
 # number or their networks; then X-Forwarded-For is read from the right, past the proxies
 # (tournaments/client_address.py). Every throttle, lockout and log takes the address from there.
 TRUSTED_PROXIES = env_trusted_proxies("TRUSTED_PROXIES")
-SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG)
+# HTTPS: the site is served to browsers over HTTPS only (by itself or a TLS proxy in front).
+# Then plain HTTP is redirected (but for the health check, which probes from inside), cookies are
+# secure-only and browsers are told to come back over HTTPS only (HSTS) for HSTS_SECONDS. HSTS is
+# never sent over plain HTTP, nor without HTTPS: it would lock browsers out of an HTTP site.
+HTTPS = env_bool("HTTPS", False)
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", HTTPS or not DEBUG)
+SECURE_SSL_REDIRECT = HTTPS
+SECURE_REDIRECT_EXEMPT = [r"^api/health/$"]
+SECURE_HSTS_SECONDS = env_int("HSTS_SECONDS", 31536000, minimum=0) if HTTPS else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_bool("HSTS_PRELOAD", True)
+# Every page may load scripts, styles, images, fonts and data from this server only: no inline
+# script or style, nothing from another site, no framing. The pages under /api/ may also have
+# inline styles (tournaments/api/middleware.py).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -64,11 +93,13 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "csp",
     "tournaments",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "tournaments.api.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "tournaments.api.middleware.RequestSizeLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -341,7 +372,30 @@ AUTH_PASSWORD_VALIDATORS = [
         "CommonPasswordValidator",
         "NumericPasswordValidator",
     )
+] + [{"NAME": "tournaments.services.users.TokenEndsWithPassword"}]
+
+# Email: password reset links. In development they are printed (console) or written one file
+# a message under EMAIL_FILE_PATH (file); a deployment sends them through an SMTP server.
+EMAIL_BACKENDS = {
+    "console": "django.core.mail.backends.console.EmailBackend",
+    "file": "django.core.mail.backends.filebased.EmailBackend",
+    "smtp": "django.core.mail.backends.smtp.EmailBackend",
+}
+EMAIL_BACKEND = EMAIL_BACKENDS[
+    env_choice("EMAIL_BACKEND", "console" if DEBUG else "smtp", tuple(EMAIL_BACKENDS))
 ]
+EMAIL_FILE_PATH = env_str("EMAIL_FILE_PATH", str(VAR_DIR / "mail"))
+EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 587, minimum=1, maximum=65535)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", not EMAIL_USE_SSL)
+if EMAIL_USE_SSL and EMAIL_USE_TLS:
+    raise ImproperlyConfigured("EMAIL_USE_SSL and EMAIL_USE_TLS cannot both be on.")
+# A mail server that never answers would hold a worker for ever without a timeout.
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT_SECONDS", 10, minimum=1, maximum=300)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Oh Hell arena <arena@localhost>")
 
 # Failed sign-ins are also counted per account, whatever the address: after this many in a
 # row, every sign-in of the account (a right password too) is refused for the lockout, through

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import secrets
 import subprocess
 import sys
 from pathlib import Path
@@ -271,3 +273,80 @@ def test_the_documented_defaults_of_rating_settings_are_the_settings_defaults(na
     default = getattr(settings, name)
     assert type(default)(in_example) == default
     assert type(default)(in_operations) == default
+
+
+def _documented_production_settings(tmp_path: Path) -> dict[str, str]:
+    """docker/.env.example as docs/operations.md tells a deployment to use it: with its own
+    SECRET_KEY; the database and files of this test instead of the compose file's."""
+    example = (ROOT / "docker" / ".env.example").read_text()
+    variables = dict(re.findall(r"^([A-Z_]+)=(.*)$", example, re.M))
+    return {
+        **variables,
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        "STATIC_ROOT": str(tmp_path / "static"),
+    }
+
+
+def test_the_documented_production_settings_pass_djangos_deployment_checks(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "DEBUG"],
+        cwd=ROOT,
+        env={**CLEAN, **_documented_production_settings(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "System check identified no issues (0 silenced)." in result.stdout
+    assert "WARNING" not in result.stderr, result.stderr
+
+
+def served_headers(path: str, *, secure: bool, **variables: str) -> dict[str, object]:
+    """Status and security headers of ``path``, as a fresh process with ``variables`` serves it."""
+    code = (
+        "import django, json, sys; django.setup(); from django.test import Client; "
+        f"r = Client().get({path!r}, secure={secure!r}); "
+        "print(json.dumps({'status': r.status_code, 'location': r.get('Location'), "
+        "'hsts': r.get('Strict-Transport-Security'), 'csp': r.get('Content-Security-Policy')}))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={**CLEAN, "DJANGO_SETTINGS_MODULE": "config.settings", **variables},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_over_https_browsers_are_told_to_keep_to_https(tmp_path):
+    deployment = {
+        **_documented_production_settings(tmp_path),
+        "ALLOWED_HOSTS": "testserver",
+        "CELERY_EAGER": "1",
+    }
+    page = served_headers("/write-a-bot/rules/", secure=True, **deployment)
+    assert page["status"] == 200
+    assert page["hsts"] == "max-age=31536000; includeSubDomains; preload"
+    assert "default-src 'self'" in str(page["csp"])
+    plain = served_headers("/write-a-bot/rules/", secure=False, **deployment)
+    assert (plain["status"], plain["location"]) == (301, "https://testserver/write-a-bot/rules/")
+    assert plain["hsts"] is None
+    probe = served_headers("/api/health/", secure=False, **deployment)
+    assert probe["status"] == 200 and probe["hsts"] is None
+
+
+def test_without_https_no_hsts_is_sent_and_nothing_is_redirected(tmp_path):
+    deployment = {
+        **_documented_production_settings(tmp_path),
+        "ALLOWED_HOSTS": "testserver",
+        "CELERY_EAGER": "1",
+        "HTTPS": "0",
+    }
+    for secure in (True, False):
+        page = served_headers("/write-a-bot/rules/", secure=secure, **deployment)
+        assert page["status"] == 200 and page["hsts"] is None
+        assert "default-src 'self'" in str(page["csp"])

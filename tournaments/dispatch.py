@@ -37,6 +37,7 @@ class Task(StrEnum):
     RECOMPUTE_RATINGS = "tournaments.recompute_ratings"
     VERIFY_BOT = "tournaments.verify_bot"
     COMPLETE_HEALTH_CHECK = "tournaments.complete_health_check"
+    SEND_PASSWORD_RESET = "tournaments.send_password_reset"
 
 
 # Tasks that, run inside the sending process, would send themselves again without end.

@@ -22,6 +22,7 @@ from tournaments.services import (
     runs,
     sweeps,
     tournaments,
+    users,
 )
 
 
@@ -137,3 +138,16 @@ def complete_health_check(check_id: int) -> str:
     except UnavailableError:
         return "unavailable"  # stays pending; asking again sends it again
     return "done" if status is None else str(status)
+
+
+# A mail server that is away is tried again a few times; smtplib's errors are OSErrors.
+@shared_task(
+    name="tournaments.send_password_reset",
+    ignore_result=True,
+    autoretry_for=(OSError,),
+    max_retries=3,
+    retry_backoff=10,
+)
+def send_password_reset(email: str, domain: str, protocol: str) -> None:
+    """Mail a password reset link to the accounts of ``email``, if there are any."""
+    users.user_send_password_reset(email=email, domain=domain, protocol=protocol)

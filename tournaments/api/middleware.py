@@ -1,11 +1,15 @@
-"""Refuse oversized request bodies before anything reads them."""
+"""Middleware: refuse oversized request bodies before anything reads them; set each page's
+Content-Security-Policy."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from csp.constants import UNSAFE_INLINE
+from csp.middleware import CSPMiddleware, PolicyParts
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 
 from tournaments.api.bodies import json_error
 
@@ -30,3 +34,24 @@ class RequestSizeLimitMiddleware:
             message = f"The request body is larger than {limit} bytes."
             return json_error(request, "payload_too_large", message, 413)
         return self.get_response(request)
+
+
+API_PREFIX = "/api/"
+# The pages under /api/ are drawn by code this project does not write: DRF's browsable API puts
+# styles in style attributes and a <style> block, Swagger UI and Redoc in <style> blocks they
+# add as they run. Their styles may be inline; their scripts, like every page's, come only
+# from files on this server.
+API_POLICY_UPDATE = {"style-src": [UNSAFE_INLINE]}
+
+
+class ContentSecurityPolicyMiddleware(CSPMiddleware):
+    """django-csp's middleware, with the site's policy (config/settings.py) loosened for the
+    styles of the pages under /api/; a view's own update (csp_update) adds to that."""
+
+    def get_policy_parts(
+        self, request: HttpRequest, response: HttpResponseBase, report_only: bool = False
+    ) -> PolicyParts:
+        parts = super().get_policy_parts(request, response, report_only)
+        if request.path_info.startswith(API_PREFIX):
+            parts.update = {**API_POLICY_UPDATE, **(parts.update or {})}
+        return parts

@@ -1,4 +1,4 @@
-"""Accounts: sign up, get a token, show who is signed in."""
+"""Accounts: sign up, get or revoke a token, show who is signed in."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from tournaments.api.serializers.auth import SignUpInput, TokenInput, TokenOutpu
 from tournaments.api.throttling import AccountLockedOut
 from tournaments.errors import ApplicationError
 from tournaments.lockout import sign_in_lockout
-from tournaments.services.users import user_sign_up, user_token
+from tournaments.models import signed_in
+from tournaments.services.users import user_revoke_token, user_sign_up, user_token
 from tournaments.usernames import normalised
 
 
@@ -56,6 +57,17 @@ class TokenView(APIView):
                 raise AccountLockedOut(wait)
             raise ApplicationError("Wrong username or password.", code="authentication_failed")
         return Response({"token": user_token(user=user), "username": user.username})
+
+
+class TokenRevokeView(APIView):
+    """Delete the caller's API token: it is refused from now on; signing in issues a new one."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses={204: None})
+    def post(self, request: Request) -> Response:
+        user_revoke_token(user=signed_in(request.user))
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class MeView(APIView):

@@ -1,4 +1,5 @@
-"""Pages for bot authors: sign up, sign in and out, "My bots" and "Write a bot".
+"""Pages for bot authors: accounts (sign up, in and out, passwords, the API token), "My bots"
+and "Write a bot".
 
 Every write goes through the services (tournaments/services/), which hold the rules; these
 views only turn forms into service calls and refusals into errors beside the field at fault.
@@ -12,12 +13,19 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
-from django.contrib.auth import login, logout
+from django.contrib import messages
+from django.contrib.auth import login, logout, update_session_auth_hash
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.forms import AuthenticationForm
+from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm
+from django.contrib.auth.views import (
+    PasswordResetCompleteView,
+    PasswordResetConfirmView,
+    PasswordResetDoneView,
+    PasswordResetView,
+)
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.urls import reverse, reverse_lazy
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
@@ -29,7 +37,13 @@ from tournaments.api.throttling import (
     too_many_message,
 )
 from tournaments.dashboard import protocol_doc
-from tournaments.dashboard.forms import BotRegisterForm, LadderForm, SignUpForm
+from tournaments.dashboard.forms import (
+    BotRegisterForm,
+    LadderForm,
+    PasswordChangeForm,
+    ResetPasswordForm,
+    SignUpForm,
+)
 from tournaments.errors import ApplicationError, ConflictError
 from tournaments.lockout import sign_in_lockout
 from tournaments.models import Bot, signed_in
@@ -39,9 +53,15 @@ from tournaments.selectors.bots import (
     bot_recent_faults,
     bots_of_owner,
 )
+from tournaments.selectors.users import user_api_token
 from tournaments.services.bots import bot_register, bot_rotate_secret, bot_verify_request
 from tournaments.services.ladders import bot_set_ladder_opt_in
-from tournaments.services.users import user_sign_up
+from tournaments.services.users import (
+    user_change_password,
+    user_request_password_reset,
+    user_revoke_token,
+    user_sign_up,
+)
 
 SIGN_IN_URL = "dashboard:signin"
 # The secret of a bot just registered or rotated waits here for one page view, then is gone.
@@ -198,6 +218,96 @@ def sign_out(request: HttpRequest) -> HttpResponse:
     """Sign out and go home."""
     logout(request)
     return redirect("dashboard:home")
+
+
+@never_cache
+@mine
+@require_safe
+def account(request: HttpRequest) -> HttpResponse:
+    """The signed-in account: its API token, and where to change the password."""
+    user = signed_in(request.user)
+    return render(request, "dashboard/account.html", {"token": user_api_token(user=user)})
+
+
+@never_cache
+@mine
+@require_http_methods(["GET", "HEAD", "POST"])
+def account_password(request: HttpRequest) -> HttpResponse:
+    """Change the password, given the current one; the API token ends with the old password.
+
+    Throttled as "auth": the form would otherwise let a borrowed session guess the password.
+    """
+
+    def changed(form: PasswordChangeForm) -> HttpResponse:
+        data = form.cleaned_data
+        user = signed_in(request.user)
+        user_change_password(
+            user=user, old_password=data["old_password"], new_password=data["new_password"]
+        )
+        update_session_auth_hash(request, user)  # this session stays; the others end
+        messages.success(request, "Your password is changed and your API token revoked.")
+        return redirect("dashboard:account")
+
+    return _submitted(
+        request,
+        PasswordChangeForm,
+        scope="auth",
+        act=changed,
+        template="dashboard/account_password.html",
+        context=dict,
+    )
+
+
+@mine
+@require_POST
+def account_revoke_token(request: HttpRequest) -> HttpResponse:
+    """Delete the API token; the next sign-in through the API issues a new one."""
+    if refused := _over_write_limit(request):
+        return refused
+    if user_revoke_token(user=signed_in(request.user)):
+        messages.success(request, "Your API token is revoked: requests with it are refused.")
+    return redirect("dashboard:account")
+
+
+class PasswordReset(PasswordResetView):
+    """Ask for a reset link by email. The answer is the same whether an account has the address
+    or not, and so is the work done before it (the service leaves the lookup to a worker)."""
+
+    template_name = "dashboard/password_reset.html"
+    success_url = reverse_lazy("dashboard:password-reset-sent")
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        wait = _throttle_wait(request, "auth")
+        if wait is None:
+            return super().post(request, *args, **kwargs)
+        form = self.get_form()
+        form.add_error(None, too_many_message(TooMany.THROTTLED, wait))
+        response = self.render_to_response(self.get_context_data(form=form), status=429)
+        response["Retry-After"] = str(wait)
+        return response
+
+    def form_valid(self, form: PasswordResetForm) -> HttpResponse:
+        user_request_password_reset(
+            email=form.cleaned_data["email"],
+            domain=self.request.get_host(),
+            use_https=self.request.is_secure(),
+        )
+        return redirect(self.get_success_url())
+
+
+password_reset = PasswordReset.as_view()
+password_reset_sent = PasswordResetDoneView.as_view(
+    template_name="dashboard/password_reset_sent.html",
+    extra_context={"timeout_hours": settings.PASSWORD_RESET_TIMEOUT // 3600},
+)
+password_reset_confirm = PasswordResetConfirmView.as_view(
+    template_name="dashboard/password_reset_confirm.html",
+    form_class=ResetPasswordForm,
+    success_url=reverse_lazy("dashboard:password-reset-complete"),
+)
+password_reset_complete = PasswordResetCompleteView.as_view(
+    template_name="dashboard/password_reset_complete.html"
+)
 
 
 def _owned_bot(request: HttpRequest, bot_id: int) -> Bot:

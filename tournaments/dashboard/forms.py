@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
+from django.contrib.auth.forms import SetPasswordForm
+from django.contrib.auth.models import User
 
 from tournaments.errors import ApplicationError
 from tournaments.netpolicy import MAX_URL_LENGTH
+from tournaments.services.users import user_set_password
+
+PASSWORD_HELP = "At least 8 characters, not a common or all-digit password."
 
 
 class ServiceForm(forms.Form):
@@ -32,9 +39,42 @@ class SignUpForm(ServiceForm):
     password = forms.CharField(
         max_length=128,
         strip=False,
-        help_text="At least 8 characters, not a common or all-digit password.",
+        help_text=PASSWORD_HELP,
         widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
     )
+
+
+def _password_field(label: str, autocomplete: str, help_text: str = "") -> forms.CharField:
+    return forms.CharField(
+        label=label,
+        max_length=128,
+        strip=False,
+        help_text=help_text,
+        widget=forms.PasswordInput(attrs={"autocomplete": autocomplete}),
+    )
+
+
+class PasswordChangeForm(ServiceForm):
+    old_password = _password_field("Current password", "current-password")
+    new_password = _password_field("New password", "new-password", PASSWORD_HELP)
+    new_password_again = _password_field("New password again", "new-password")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if data.get("new_password") != data.get("new_password_again"):
+            self.add_error("new_password_again", "The two new passwords differ.")
+        return data
+
+
+class ResetPasswordForm(SetPasswordForm):
+    """Django's new-password form of a reset link, saved by the service, which also ends the
+    account's API token (Django's own save would leave the token working)."""
+
+    def save(self, commit: bool = True) -> User:
+        user_set_password(
+            user=self.user, new_password=self.cleaned_data["new_password1"], field="new_password1"
+        )
+        return self.user
 
 
 class BotRegisterForm(ServiceForm):

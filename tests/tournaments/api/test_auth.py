@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
+from django.test import Client
 from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
 
 from tests.support.users import PASSWORD
 from tests.tournaments.api.support import error_of
@@ -258,3 +260,97 @@ def test_the_right_password_works_again_once_the_lockout_is_over(anonymous_clien
         timeout=30,
         what="the lockout to end",
     )
+
+
+def _signed_in(user: User) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+# The token ends with the password, and can be revoked --------------------------------------------
+
+NEW_PASSWORD = "another-long-passphrase-77"
+
+
+def _token_of(client, username: str, password: str) -> str | None:
+    response = client.post(
+        "/api/auth/token/", {"username": username, "password": password}, format="json"
+    )
+    return response.json()["token"] if response.status_code == 200 else None
+
+
+def _me_status(token: str) -> int:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    return client.get("/api/auth/me/").status_code
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        # The dashboard's page, which asks for the current password.
+        lambda user: _signed_in(user).post(
+            "/my/account/password/",
+            {
+                "old_password": PASSWORD,
+                "new_password": NEW_PASSWORD,
+                "new_password_again": NEW_PASSWORD,
+            },
+        ),
+        # Any other way of saving a new password: the admin, manage.py changepassword.
+        lambda user: (user.set_password(NEW_PASSWORD), user.save()),
+    ],
+    ids=["account-page", "set-password"],
+)
+def test_a_password_change_ends_the_old_token_and_the_token_endpoint_issues_a_new_one(
+    anonymous_client, owner, change
+):
+    old = _token_of(anonymous_client, "owner", PASSWORD)
+    assert old is not None and _me_status(old) == 200
+    change(owner)
+    assert _me_status(old) == 401
+    assert _token_of(anonymous_client, "owner", PASSWORD) is None
+    new = _token_of(anonymous_client, "owner", NEW_PASSWORD)
+    assert new is not None and new != old
+    assert _me_status(new) == 200
+    assert Token.objects.get(user=owner).key == new
+
+
+def test_the_admin_changing_a_password_ends_the_token(anonymous_client, owner, staff):
+    old = _token_of(anonymous_client, "owner", PASSWORD)
+    assert old is not None
+    response = _signed_in(staff).post(
+        f"/admin/auth/user/{owner.pk}/password/",
+        {"password1": NEW_PASSWORD, "password2": NEW_PASSWORD, "usable_password": "true"},
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert _me_status(old) == 401
+    assert not Token.objects.filter(user=owner).exists()
+
+
+def test_revoking_the_token_refuses_it_and_signing_in_issues_a_new_one(anonymous_client, owner):
+    old = _token_of(anonymous_client, "owner", PASSWORD)
+    assert old is not None
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {old}")
+    response = client.post("/api/auth/token/revoke/")
+    assert response.status_code == 204
+    assert not Token.objects.filter(user=owner).exists()
+    assert _me_status(old) == 401
+    assert client.post("/api/auth/token/revoke/").status_code == 401
+    new = _token_of(anonymous_client, "owner", PASSWORD)
+    assert new is not None and new != old and _me_status(new) == 200
+
+
+def test_revoking_needs_a_signed_in_caller(anonymous_client, owner_client, owner):
+    assert anonymous_client.post("/api/auth/token/revoke/").status_code == 401
+    assert Token.objects.filter(user=owner).exists()
+
+
+def test_revoking_from_a_session_needs_the_csrf_token(owner):
+    client = APIClient(enforce_csrf_checks=True)
+    client.force_login(owner)
+    Token.objects.create(user=owner)
+    assert client.post("/api/auth/token/revoke/").status_code == 403
+    assert Token.objects.filter(user=owner).exists()

@@ -49,6 +49,13 @@ CHROMIUM_ARGS = [
     "--disable-quic",
 ]
 SCREENSHOTS = Path(__file__).resolve().parents[3] / "artifacts" / "screenshots"
+# Every refusal of the page's Content-Security-Policy, handed to the test.
+REPORT_POLICY_REFUSALS = """
+document.addEventListener("securitypolicyviolation", (e) =>
+  window.policyRefused({
+    page: e.documentURI, blockedURI: e.blockedURI, directive: e.effectiveDirective,
+  }));
+"""
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -66,7 +73,9 @@ def browser() -> Iterator[object]:
 
 @pytest.fixture
 def page(browser, live_server) -> Iterator[object]:
-    """A fresh page on the live server that fails the test on a script error or a missing file."""
+    """A fresh page on the live server that fails the test on a script error, a missing file or
+    a refusal of the page's policy. The site's policy allows no eval: a condition to wait for is
+    passed as a function ("() => ..."), which Playwright calls without eval."""
     context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=live_server.url)
     page = context.new_page()
     errors: list[str] = []
@@ -81,6 +90,17 @@ def page(browser, live_server) -> Iterator[object]:
             errors.append(f"failed {request.url}: {request.failure}")
 
     page.on("requestfailed", failed)
+
+    def refused(violation: dict[str, str]) -> None:
+        # Something on this server the page's policy stopped (an inline script or style, a
+        # worker, a file): the page depends on it. Off-site loads it stops are the blocked above.
+        url = violation["blockedURI"]
+        if not url.startswith(("http", "ws")) or url.startswith(live_server.url):
+            what = f"{url or 'inline'} ({violation['directive']})"
+            errors.append(f"{violation['page']}: the policy refused {what}")
+
+    context.expose_function("policyRefused", refused)
+    context.add_init_script(REPORT_POLICY_REFUSALS)
     page.on(
         "request",
         lambda r: (
@@ -145,7 +165,7 @@ def test_progress_fixtures_and_standings_follow_finished_matches_without_a_reloa
         assert row.inner_text() == "queued"
         play_and_record(match)
         page.wait_for_function(
-            f"document.getElementById('progress-bar').value > {values[-1]}", timeout=10_000
+            f"() => document.getElementById('progress-bar').value > {values[-1]}", timeout=10_000
         )
         values.append(bar.evaluate("el => el.value"))
         row.filter(has_text="finished").wait_for(timeout=10_000)
@@ -193,7 +213,9 @@ def test_the_replay_viewer_steps_through_every_trick_of_a_deal_and_names_each_wi
     assert viewer.get_attribute("data-deal") == "1"
     page.select_option('[data-act="speed"]', "400")
     page.keyboard.press(" ")
-    page.wait_for_function("document.getElementById('replay').dataset.trick >= '2'", timeout=5000)
+    page.wait_for_function(
+        "() => document.getElementById('replay').dataset.trick >= '2'", timeout=5000
+    )
     page.keyboard.press(" ")
     assert viewer.get_attribute("data-playing") == "false"
 
@@ -237,11 +259,21 @@ PAGES = [
     SitePage("write-a-bot", lambda w: "/write-a-bot/"),
     SitePage("sign-up", lambda w: "/signup/"),
     SitePage("sign-in", lambda w: "/signin/"),
+    SitePage("password-reset", lambda w: "/password-reset/"),
+    SitePage("password-reset-sent", lambda w: "/password-reset/sent/"),
+    SitePage("password-reset-link-used", lambda w: "/password-reset/MQ/set-password/"),
+    SitePage("password-reset-done", lambda w: "/password-reset/done/"),
     SitePage("not-found", lambda w: "/bots/999999/", status=404),
     SitePage("api-docs", lambda w: "/api/docs/"),
     SitePage("api-redoc", lambda w: "/api/redoc/"),
+    SitePage("api-root", lambda w: "/api/"),
+    SitePage("api-bots", lambda w: "/api/bots/"),
+    SitePage("api-bot", lambda w: f"/api/bots/{w.bots[0].pk}/"),
     SitePage("my-bots", lambda w: "/my/bots/", signed_in=True),
     SitePage("my-bot", lambda w: f"/my/bots/{w.bots[0].pk}/", signed_in=True),
+    SitePage("account", lambda w: "/my/account/", signed_in=True),
+    SitePage("account-password", lambda w: "/my/account/password/", signed_in=True),
+    SitePage("api-signed-in", lambda w: "/api/bots/?mine=true", signed_in=True),
 ]
 
 
@@ -292,6 +324,7 @@ def test_every_page_fits_the_screen_and_loads_everything_from_this_server(page, 
         response = page.goto(path)
         page.wait_for_load_state("networkidle")
         assert response.status == site_page.status, path
+        assert "script-src 'self'" in response.headers["content-security-policy"], path
         scroll = page.evaluate("document.documentElement.scrollWidth")
         assert scroll <= width, f"{path} scrolls sideways at {width} px ({scroll} px)"
         widest = page.evaluate(WIDEST_TABLE)
@@ -365,7 +398,7 @@ def test_a_replay_file_from_ohhell_is_loaded_into_the_viewer(page, world, tmp_pa
     path.write_text(json.dumps(to_replay(game)))
     page.goto(f"/matches/{world.queued[0].pk}/")  # a match with no replay of its own
     page.set_input_files("#replay-file", str(path))
-    page.wait_for_function("document.getElementById('replay').dataset.file")
+    page.wait_for_function("() => document.getElementById('replay').dataset.file")
     assert page.locator("#replay .seat").count() == 3
     assert page.locator("#replay").get_attribute("data-deal") == "1"
     assert "Showing ohhell-replay.json" in page.locator("#replay-file-note").inner_text()
@@ -374,7 +407,7 @@ def test_a_replay_file_from_ohhell_is_loaded_into_the_viewer(page, world, tmp_pa
     bad = tmp_path / "not-a-replay.json"
     bad.write_text('{"hello": 1}')
     page.set_input_files("#replay-file", str(bad))
-    page.wait_for_function("document.getElementById('replay-file').files.length")
+    page.wait_for_function("() => document.getElementById('replay-file').files.length")
     page.locator("#replay-file-note.alert").wait_for()
     shoot(page, "match-loaded-file")
 
