@@ -129,7 +129,9 @@ class Standing(NamedTuple):
     ranks: list[int]
 
 
-def _match_standing(seats: list[SeatRow]) -> Standing:
+def match_standing(seats: list[SeatRow]) -> Standing:
+    """One match's bots in seat order with their places: by total, equal totals sharing one,
+    disqualified seats sharing last (the batch fit reads them too: services/rank_intervals.py)."""
     seats = sorted(seats)
     ranks = rating_ranks([s.score or 0 for s in seats], [s.disqualified for s in seats])
     return Standing([s.bot_id for s in seats], ranks)
@@ -166,7 +168,7 @@ def rate_unit(
     if unit.group:
         standing = _group_standing(unit.members, seats)
     else:
-        standing = _match_standing(seats[unit.members[0]])
+        standing = match_standing(seats[unit.members[0]])
     current = [state.get(bot, unit.variant_id, params) for bot in standing.bots]
     after = rate(params, [(c.mu, c.sigma) for c in current], standing.ranks)
     rows = []
