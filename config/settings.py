@@ -295,6 +295,15 @@ RATING_VERSION_SIGMA = env_float("RATING_VERSION_SIGMA", 4.0, minimum=0.1, maxim
 # A recompute whose worker has not beaten for this long is queued again, up to this many tries.
 RECOMPUTE_STALE_SECONDS = env_int("RECOMPUTE_STALE_SECONDS", 60, minimum=15)
 RECOMPUTE_MAX_ATTEMPTS = env_int("RECOMPUTE_MAX_ATTEMPTS", 3, minimum=1, maximum=20)
+# Ranks with intervals beside the live ratings (tournaments/services/rank_intervals.py): every
+# RANK_INTERVALS_SECONDS, each variant with rated matches not yet fitted has its latest
+# RANK_INTERVALS_MAX_MATCHES rated matches fitted at once and refitted on
+# RANK_INTERVALS_RESAMPLES resamples; the cost grows with the product of the two. A bot with
+# fewer than RANK_INTERVALS_MIN_MATCHES of those matches is ranked without an interval.
+RANK_INTERVALS_SECONDS = env_int("RANK_INTERVALS_SECONDS", 600, minimum=10)
+RANK_INTERVALS_MAX_MATCHES = env_int("RANK_INTERVALS_MAX_MATCHES", 1000, minimum=10, maximum=100000)
+RANK_INTERVALS_RESAMPLES = env_int("RANK_INTERVALS_RESAMPLES", 200, minimum=20, maximum=10000)
+RANK_INTERVALS_MIN_MATCHES = env_int("RANK_INTERVALS_MIN_MATCHES", 10, minimum=1)
 HEALTH_CHECK_SECONDS = env_int("HEALTH_CHECK_SECONDS", 300, minimum=10)
 HEALTH_FAILURES_TO_DISABLE = env_int("HEALTH_FAILURES_TO_DISABLE", 3, minimum=1)
 # Always-on ladders: tables each keeps queued or playing at once (a duplicate group counts once,
@@ -328,6 +337,10 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     # Every finished ladder match tops its ladder up at once; this catches lost messages.
     "top-up-ladders": {"task": "tournaments.top_up_ladders", "schedule": SWEEP_SECONDS / 2},
     "sweep-recomputes": {"task": "tournaments.sweep_recomputes", "schedule": float(SWEEP_SECONDS)},
+    "fit-rank-intervals": {
+        "task": "tournaments.fit_rank_intervals",
+        "schedule": float(RANK_INTERVALS_SECONDS),
+    },
     "check-bot-health": {
         "task": "tournaments.check_bot_health",
         "schedule": float(HEALTH_CHECK_SECONDS),

@@ -17,6 +17,7 @@ from tournaments.services import (
     bots,
     ladders,
     outcomes,
+    rank_intervals,
     ratings,
     recompute,
     runs,
@@ -110,6 +111,12 @@ def check_bot_health() -> dict[str, int]:
 def recompute_ratings(recompute_id: int) -> str:
     """Rebuild all ratings from the stored results, reporting progress on the job row."""
     return recompute.ratings_recompute_job(recompute_id=recompute_id)
+
+
+@shared_task(name="tournaments.fit_rank_intervals", ignore_result=True)
+def fit_rank_intervals() -> dict[str, int]:
+    """Fit each variant's rated history at once and bootstrap every bot's rank (new ones only)."""
+    return rank_intervals.rank_intervals_fit_all()
 
 
 @shared_task(name="tournaments.sweep_recomputes", ignore_result=True)

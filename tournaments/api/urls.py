@@ -18,6 +18,7 @@ from tournaments.api.views_matches import MatchViewSet
 from tournaments.api.views_ratings import (
     BotRatingHistoryView,
     BotRatingsView,
+    LeaderboardIntervalsView,
     LeaderboardView,
     RecomputeDetailView,
     RecomputeView,
@@ -78,6 +79,9 @@ urlpatterns = [
     ),
     path("health/", HealthView.as_view(), name="health"),
     path("leaderboard/", LeaderboardView.as_view(), name="leaderboard"),
+    path(
+        "leaderboard/intervals/", LeaderboardIntervalsView.as_view(), name="leaderboard-intervals"
+    ),
     path("bots/<int:pk>/ratings/", BotRatingsView.as_view(), name="bot-ratings"),
     path(
         "bots/<int:pk>/rating-history/", BotRatingHistoryView.as_view(), name="bot-rating-history"

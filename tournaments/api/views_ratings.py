@@ -1,4 +1,5 @@
-"""Rating endpoints: the leaderboard, a bot's ratings and history, and recomputing them all."""
+"""Rating endpoints: the leaderboard and its batch ranks, a bot's ratings and history, and
+recomputing them all."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from tournaments.api.bodies import error_body
+from tournaments.api.serializers.rank_intervals import RankIntervalOutput, RankIntervalsQuery
 from tournaments.api.serializers.ratings import (
     BotRatingOutput,
     BotRatingsQuery,
@@ -34,8 +36,16 @@ from tournaments.api.serializers.ratings import (
     RecomputeOutput,
 )
 from tournaments.cache_keys import leaderboard_generation_key
-from tournaments.models import Bot, Rating, RatingHistory, RatingRecompute, signed_in
+from tournaments.models import (
+    Bot,
+    RankInterval,
+    Rating,
+    RatingHistory,
+    RatingRecompute,
+    signed_in,
+)
 from tournaments.rating_math import provisional_matches
+from tournaments.selectors.rank_intervals import rank_intervals
 from tournaments.selectors.ratings import (
     bot_ratings_now,
     bot_ratings_on,
@@ -134,6 +144,30 @@ class LeaderboardView(generics.ListAPIView):
             )
             _cache_set(page_key + generation, body, settings.LEADERBOARD_CACHE_SECONDS)
         return response
+
+
+class LeaderboardIntervalsView(generics.ListAPIView):
+    """One variant's bots ranked by the batch fit of its rated matches, each with the ranks
+    90% of the refits on resampled matches gave it."""
+
+    serializer_class = RankIntervalOutput
+    filter_backends: list = []
+
+    def get_queryset(self) -> QuerySet[RankInterval]:
+        """Nothing: only the browsable API's filter form asks, and this view has no filters."""
+        return RankInterval.objects.none()
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("variant", str, required=True, description="the variant's name or id")
+        ]
+    )
+    def get(self, request: Request) -> Response:
+        """The latest fit a page at a time, best rank first; empty before the first fit."""
+        query = RankIntervalsQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        page = self.paginate_queryset(rank_intervals(variant_id=query.validated_data["variant"]))
+        return self.get_paginated_response(RankIntervalOutput(page, many=True).data)
 
 
 def _cache_get(key: str) -> Any:

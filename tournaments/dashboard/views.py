@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.core.paginator import Page, Paginator
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
@@ -36,6 +37,7 @@ from tournaments.selectors import dashboard as reads
 from tournaments.selectors.bots import bot_health_checks
 from tournaments.selectors.ladders import ACTIVITY_WINDOW, ladders_activity
 from tournaments.selectors.matches import match_seed_revealed
+from tournaments.selectors.rank_intervals import rank_fit
 from tournaments.selectors.ratings import bot_ratings, leaderboard
 from tournaments.selectors.tournaments import (
     shared_owner_matches,
@@ -109,7 +111,10 @@ def leaderboard_page(request: HttpRequest, variant: str) -> HttpResponse:
         "lines": lines,
         "chart": chart,
         "trend_matches": reads.TREND_MATCHES,
+        "rank_fit": rank_fit(variant_id=chosen.pk),
+        "rank_min_matches": settings.RANK_INTERVALS_MIN_MATCHES,
         "api_url": f"/api/leaderboard/?variant={chosen.name}",
+        "intervals_api_url": f"/api/leaderboard/intervals/?variant={chosen.name}",
     }
     return render(request, "dashboard/leaderboard.html", context)
 

@@ -30,6 +30,7 @@ from tournaments.models.matches import (
     VoidedDeal,
     VoidReason,
 )
+from tournaments.models.rank_intervals import RankFit, RankInterval
 from tournaments.models.ratings import Rating, RatingHistory, RatingRecompute, RecomputeStatus
 from tournaments.models.users import (
     ORGANISERS_GROUP,
@@ -55,6 +56,8 @@ __all__ = [
     "Match",
     "MatchSeat",
     "MatchStatus",
+    "RankFit",
+    "RankInterval",
     "Rating",
     "RatingHistory",
     "RatingRecompute",

@@ -27,6 +27,7 @@ from tournaments.models import (
     Match,
     MatchSeat,
     MatchStatus,
+    RankInterval,
     Rating,
     RatingHistory,
     SeatFault,
@@ -35,6 +36,7 @@ from tournaments.models import (
     Variant,
 )
 from tournaments.rating_math import conservative, is_provisional, margin
+from tournaments.selectors.rank_intervals import rank_intervals_of
 from tournaments.selectors.tournaments import tournament_list
 
 if TYPE_CHECKING:
@@ -118,6 +120,8 @@ class BoardLine:
     provisional: bool
     exact_bid_rate: float | None
     trend: float | None
+    # The bot's place in the variant's batch fit (None: the fit has not seen the bot yet).
+    rank_interval: RankInterval | None
 
     @property
     def three_sigma(self) -> float:
@@ -133,7 +137,7 @@ class BoardLine:
 def leaderboard_page_lines(
     *, variant: Variant, ratings: list[Rating], first_place: int
 ) -> list[BoardLine]:
-    """Add exact-bid rate and trend to one page of ratings, in two queries."""
+    """Add exact-bid rate, trend and batch rank to one page of ratings, in three queries."""
     bot_ids = [r.bot_id for r in ratings]
     bids = (
         MatchSeat.objects.filter(
@@ -145,6 +149,7 @@ def leaderboard_page_lines(
     )
     rates = {row["bot_id"]: row["exact"] / row["total"] for row in bids if row["total"]}
     before = _ratings_before_recent(variant=variant, bot_ids=bot_ids)
+    intervals = rank_intervals_of(variant_id=variant.pk, bot_ids=bot_ids)
     lines = []
     for i, rating in enumerate(ratings):
         past = before.get(rating.bot_id)
@@ -155,6 +160,7 @@ def leaderboard_page_lines(
                 provisional=is_provisional(rating.matches),
                 exact_bid_rate=rates.get(rating.bot_id),
                 trend=None if past is None else rating.conservative - past,
+                rank_interval=intervals.get(rating.bot_id),
             )
         )
     return lines

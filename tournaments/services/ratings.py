@@ -138,9 +138,10 @@ class Standing(NamedTuple):
     ranks: list[int]
 
 
-def _match_standing(seats: list[SeatRow]) -> Standing:
-    """The seats ranked by score, disqualified seats last; a seat that refused every request
-    is left out, the others ranked among themselves."""
+def match_standing(seats: list[SeatRow]) -> Standing:
+    """One match's bots in seat order with their places: by total, equal totals sharing one,
+    disqualified seats sharing last (the batch fit reads them too: services/rank_intervals.py);
+    a seat that refused every request is left out, the others ranked among themselves."""
     seats = sorted(s for s in seats if not s.refused)
     ranks = rating_ranks([s.score or 0 for s in seats], [s.disqualified for s in seats])
     return Standing([s.bot_id for s in seats], ranks)
@@ -183,7 +184,7 @@ def rate_unit(
     if unit.group:
         standing = _group_standing(unit.members, seats)
     else:
-        standing = _match_standing(seats[unit.members[0]])
+        standing = match_standing(seats[unit.members[0]])
     if len(standing.bots) < 2:
         return []
     current = [state.get(bot, unit.variant_id, params) for bot in standing.bots]

@@ -250,4 +250,6 @@ def ratings_recompute_job(*, recompute_id: int) -> str:
         error="",
         finished_at=timezone.now(),
     )
+    # The batch ranks are fitted from the same rated matches, on the control queue.
+    dispatch.send(Task.FIT_RANK_INTERVALS)
     return "finished"
