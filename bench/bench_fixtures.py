@@ -58,7 +58,7 @@ LARGEST_SIZES = (
     Size("round_robin", 200, 4, 1000),  # 50,000 matches
     Size("round_robin", 400, 4, 1000),  # 100,000 matches
     Size("round_robin", 2000, 4, 200),  # 100,000 matches, the most bots
-    Size("duplicate", 200, 4, 125),  # 25,000 groups, 100,000 matches
+    Size("duplicate", 200, 4, 125),  # 6,250 groups, 25,000 matches
 )
 
 
