@@ -247,17 +247,21 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
-# Workers of one deployment share a queue name; tests give theirs a private one. Three queues,
-# so a big tournament's backlog of matches never holds up control work (a next round, ratings,
-# a verification, a ladder top-up) or the ladders: "<name>" for control tasks, "<name>.matches"
-# for tournament matches, "<name>.ladder" for ladder matches. The two match queues hold match
-# messages only: the sweeper counts them against the matches waiting to re-send lost ones
-# (tournaments/services/matches.py). A worker started without -Q consumes all three;
+# Workers of one deployment share a queue name; tests give theirs a private one. Four queues,
+# so a big tournament's backlog of matches, or the making of its fixtures, never holds up
+# control work (a next round, ratings, a verification, a ladder top-up) or the ladders: "<name>"
+# for control tasks, "<name>.matches" for tournament matches, "<name>.ladder" for ladder
+# matches, "<name>.bulk" for making a starting tournament's matches. The two match queues hold
+# match messages only: the sweeper counts them against the matches waiting to re-send lost ones
+# (tournaments/services/sweeps.py). A worker started without -Q consumes all four;
 # TASK_QUEUE_KINDS routes tasks to them (config/celery_app.py).
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "ohhell")
 TASK_QUEUE_KINDS = {
     "tournaments.run_match": "matches",
     "tournaments.run_ladder_match": "ladder",
+    "tournaments.generate_tournament": "bulk",
+    # A batch fit holds its worker for seconds: never in front of top-ups and rating writes.
+    "tournaments.fit_rank_intervals": "bulk",
 }
 CELERY_TASK_QUEUES = [
     Queue(name)
@@ -314,6 +318,10 @@ LADDER_MATCHES_IN_FLIGHT = env_int("LADDER_MATCHES_IN_FLIGHT", 4, minimum=1, max
 # cannot take the ladder's tables from everyone else.
 LADDER_MAX_BOTS_PER_OWNER = env_int("LADDER_MAX_BOTS_PER_OWNER", 3, minimum=1, maximum=1000)
 LADDER_MAX_TABLES_PER_OWNER = env_int("LADDER_MAX_TABLES_PER_OWNER", 2, minimum=1, maximum=1000)
+# Tournaments: matches each keeps sent to the workers and not yet ended; the rest wait unsent
+# and are sent as these end. One tournament's share of the matches queue stays bounded, and a
+# cancelled one leaves at most this many messages in front of other tournaments' matches.
+TOURNAMENT_MATCHES_IN_FLIGHT = env_int("TOURNAMENT_MATCHES_IN_FLIGHT", 64, minimum=1, maximum=10000)
 
 # How often beat sweeps and reconciles: gives back matches of dead workers, re-sends lost ones,
 # starts due tournaments, moves on tournaments a lost message left behind. Ratings of matches

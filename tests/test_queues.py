@@ -1,4 +1,4 @@
-"""Routing of Celery tasks to the three queues of a deployment."""
+"""Routing of Celery tasks to the four queues of a deployment."""
 
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ from config.celery_app import app, route_task
     [
         ("tournaments.run_match", ".matches"),
         ("tournaments.run_ladder_match", ".ladder"),
+        ("tournaments.generate_tournament", ".bulk"),
     ],
 )
-def test_tournament_and_ladder_matches_have_their_own_queues(task, suffix):
+def test_matches_and_the_making_of_tournaments_have_their_own_queues(task, suffix):
     route = route_task(task, (), {}, {})
     assert route == {"queue": f"{app.conf.task_default_queue}{suffix}"}
 
@@ -35,12 +36,13 @@ def test_control_tasks_take_the_default_queue(task):
     assert route_task(task, (), {}, {}) is None
 
 
-def test_a_worker_without_q_consumes_all_three_queues():
+def test_a_worker_without_q_consumes_all_four_queues():
     name = app.conf.task_default_queue
     assert {queue.name for queue in app.conf.task_queues} == {
         name,
         f"{name}.matches",
         f"{name}.ladder",
+        f"{name}.bulk",
     }
 
 

@@ -243,10 +243,10 @@ def start_worker(queue: str, tmp_path: Path) -> Iterator[Callable[..., subproces
     """Start Celery workers (and beat) on the test database and queues; stop them afterwards.
 
     A worker consumes all of the test's queues, as one started without -Q does, unless
-    ``queues`` names some: "" for control tasks, ".matches", ".ladder". ``pool`` chooses the
-    execution pool ("prefork", Celery's default, or "threads"). ``as_deployed`` keeps gossip,
-    mingle and the worker heartbeat on, as the commands in docker/compose.yaml and the README
-    do; otherwise they are off, so a test's workers start faster.
+    ``queues`` names some: "" for control tasks, ".matches", ".ladder", ".bulk". ``pool``
+    chooses the execution pool ("prefork", Celery's default, or "threads"). ``as_deployed``
+    keeps gossip, mingle and the worker heartbeat on, as the commands in docker/compose.yaml
+    and the README do; otherwise they are off, so a test's workers start faster.
     """
     processes: list[subprocess.Popen] = []
 

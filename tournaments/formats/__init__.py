@@ -16,11 +16,17 @@ from tournaments.formats.common import (
 from tournaments.formats.duplicate import (
     DuplicateResult,
     duplicate,
+    duplicate_count,
     duplicate_differences,
     rotations,
 )
-from tournaments.formats.round_robin import matches_per_bot, round_robin
-from tournaments.formats.swiss import repeated_tables, swiss_round, swiss_table_sizes
+from tournaments.formats.round_robin import matches_per_bot, round_robin, round_robin_count
+from tournaments.formats.swiss import (
+    repeated_tables,
+    swiss_count,
+    swiss_round,
+    swiss_table_sizes,
+)
 
 __all__ = [
     "MAX_TABLE",
@@ -29,6 +35,7 @@ __all__ = [
     "Fixture",
     "FixtureError",
     "duplicate",
+    "duplicate_count",
     "duplicate_differences",
     "fixture_seed",
     "matches_per_bot",
@@ -36,7 +43,9 @@ __all__ = [
     "repeated_tables",
     "rotations",
     "round_robin",
+    "round_robin_count",
     "seat_counts",
+    "swiss_count",
     "swiss_round",
     "swiss_table_sizes",
 ]

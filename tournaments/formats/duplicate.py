@@ -27,7 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from tournaments.formats.common import Fixture, check_bots, derived_rng, fixture_seed
-from tournaments.formats.round_robin import round_robin_tables
+from tournaments.formats.round_robin import round_robin_count, round_robin_tables
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +43,11 @@ def rotations(seats: Sequence[int]) -> list[tuple[int, ...]]:
     """Return the ``k`` seatings in which every bot takes every seat once, clockwise order kept."""
     k = len(seats)
     return [tuple(seats[(i - r) % k] for i in range(k)) for r in range(k)]
+
+
+def duplicate_count(bots: int, table_size: int, rounds: int) -> int:
+    """Return how many matches :func:`duplicate` schedules: every round-robin table, rotated."""
+    return round_robin_count(bots, table_size, rounds) * table_size
 
 
 def duplicate(bots: Sequence[int], table_size: int, rounds: int, seed: int) -> list[Fixture]:

@@ -19,12 +19,14 @@ members least often, with random tie-breaks and a few restarts keeping the best 
 from __future__ import annotations
 
 import random
+from bisect import bisect_left, bisect_right, insort
 from collections.abc import Sequence
 from itertools import combinations
 from math import gcd
 
 from tournaments.formats.common import (
     Fixture,
+    FixtureError,
     balance_seats,
     check_bots,
     check_rounds,
@@ -42,6 +44,13 @@ def matches_per_bot(bots: int, table_size: int, rounds: int) -> int:
     check_rounds(rounds)
     step = table_size // gcd(bots, table_size)
     return -(-rounds // step) * step
+
+
+def round_robin_count(bots: int, table_size: int, rounds: int) -> int:
+    """Return how many matches :func:`round_robin` schedules, without scheduling them."""
+    if bots < table_size:
+        raise FixtureError(f"{bots} bots cannot fill a table of {table_size}")
+    return bots * matches_per_bot(bots, table_size, rounds) // table_size
 
 
 def round_robin(bots: Sequence[int], table_size: int, rounds: int, seed: int) -> list[Fixture]:
@@ -119,17 +128,26 @@ def _best_grouping(
 def _greedy_grouping(
     playing: list[int], table_size: int, met: list[list[int]], rng: random.Random
 ) -> list[list[int]]:
-    """Grow tables one bot at a time, adding whoever has met the table least."""
+    """Grow tables one bot at a time, adding whoever has met the table least.
+
+    Each pool bot's meetings with the table are summed as the table grows, one member at a
+    time, rather than again for every pick.
+    """
     pool = list(playing)
     rng.shuffle(pool)
     tables = []
     while pool:
         table = [pool.pop()]
+        row = met[table[0]]
+        scores = [row[x] for x in pool]
         while len(table) < table_size:
-            scores = [sum(met[x][y] for y in table) for x in pool]
             low = min(scores)
             pick = rng.choice([i for i, score in enumerate(scores) if score == low])
+            scores.pop(pick)
             table.append(pool.pop(pick))
+            if len(table) < table_size:
+                row = met[table[-1]]
+                scores = [score + row[x] for score, x in zip(scores, pool, strict=True)]
         tables.append(table)
     return tables
 
@@ -137,25 +155,138 @@ def _greedy_grouping(
 def _improve(
     tables: list[list[int]], bench: list[int], movable: set[int], met: list[list[int]]
 ) -> None:
-    """Swap bots between tables (or with benched tied bots) while that lowers repeat meetings."""
-    groups = [*tables, bench]
-    scored = len(tables)
+    """Swap bots between tables (or with benched tied bots) while that lowers repeat meetings.
 
-    def cost(x: int, group: int, without: int) -> int:
-        if group == scored:
-            return 0
-        return sum(met[x][y] for y in groups[group] if y != without)
-
+    Pairs of groups are scanned in order, the bench last, and a swap is made as soon as it
+    lowers the two bots' meetings at their tables. A swap can only lower them when one of the
+    two has already met someone at its table, so pairs of tables where nobody has are skipped:
+    that keeps a pass near linear while most tables are fresh, and gives the same swaps as
+    trying every pair.
+    """
+    own = {x: sum(met[x][y] for y in table) for table in tables for x in table}
+    hot = [t for t, table in enumerate(tables) if any(own[x] for x in table)]
+    # Whether a pair of groups can swap depends only on what the two hold: a pair scanned
+    # without a swap is skipped until one of them changes (the bench is group len(tables)).
+    changed = [0] * (len(tables) + 1)
+    clean: dict[tuple[int, int], int] = {}
+    clock = 1
     improved = True
     while improved:
         improved = False
-        for a, b in combinations(range(len(groups)), 2):
-            for i, x in enumerate(groups[a]):
-                for j, y in enumerate(groups[b]):
-                    if b == scored and x not in movable:
-                        continue
-                    before = cost(x, a, x) + cost(y, b, y)
-                    if cost(y, a, x) + cost(x, b, y) < before:
-                        groups[a][i], groups[b][j] = y, x
-                        x = y
-                        improved = True
+        for a in range(len(tables)):
+            towards: list[int] = []  # each bot's meetings with table a, made when first needed
+            b = a + 1
+            while b <= len(tables):
+                if b < len(tables) and not (_is_hot(hot, a) or _is_hot(hot, b)):
+                    b = hot[bisect_right(hot, b)] if hot and hot[-1] > b else len(tables)
+                    continue
+                if b == len(tables) and not (bench and _is_hot(hot, a)):
+                    break
+                if clean.get((a, b), 0) > max(changed[a], changed[b]):
+                    b += 1
+                    continue
+                towards = towards or _meetings_with(tables[a], met)
+                if b < len(tables):
+                    swapped = _swap_tables(tables[a], tables[b], towards, own, met)
+                else:
+                    swapped = _swap_bench(tables[a], bench, towards, movable, own, met)
+                if swapped:
+                    improved = True
+                    _reheat(hot, tables, own, a, b if b < len(tables) else None)
+                    changed[a] = changed[b] = clock
+                else:
+                    clean[a, b] = clock
+                clock += 1
+                b += 1
+
+
+def _is_hot(hot: list[int], table: int) -> bool:
+    """Whether some bot at this table has already met another one there."""
+    at = bisect_left(hot, table)
+    return at < len(hot) and hot[at] == table
+
+
+def _reheat(
+    hot: list[int], tables: list[list[int]], own: dict[int, int], a: int, b: int | None
+) -> None:
+    """Note again which of the two changed tables hold a repeat meeting."""
+    for t in (a, b):
+        if t is None:
+            continue
+        now = any(own[x] for x in tables[t])
+        if now != _is_hot(hot, t):
+            if now:
+                insort(hot, t)
+            else:
+                hot.remove(t)
+
+
+def _swap_tables(
+    group: list[int],
+    other: list[int],
+    towards: list[int],
+    own: dict[int, int],
+    met: list[list[int]],
+) -> bool:
+    """Swap bots of ``group`` and ``other`` while that lowers the two bots' meetings.
+
+    ``towards[y]`` is how often bot ``y`` met the bots of ``group``; kept up to date here.
+    """
+    swapped = False
+    for i in range(len(group)):
+        x = group[i]
+        row = met[x]
+        keep = own[x] - sum(map(row.__getitem__, other))
+        for j in range(len(other)):
+            y = other[j]
+            # y at x's table and x at y's: towards[y] - met[y][x] + (meetings of x with
+            # other) - met[x][y], against own[x] + own[y] now.
+            if towards[y] - 2 * row[y] < keep + own[y]:
+                group[i], other[j] = y, x
+                x, swapped = y, True
+                _recount(group, own, met)
+                _recount(other, own, met)
+                towards[:] = _meetings_with(group, met)
+                row = met[x]
+                keep = own[x] - sum(map(row.__getitem__, other))
+    return swapped
+
+
+def _swap_bench(
+    group: list[int],
+    bench: list[int],
+    towards: list[int],
+    movable: set[int],
+    own: dict[int, int],
+    met: list[list[int]],
+) -> bool:
+    """Swap movable bots of ``group`` with benched bots while that lowers their meetings.
+
+    A benched bot meets nobody; ``towards`` is as in :func:`_swap_tables`.
+    """
+    swapped = False
+    for i in range(len(group)):
+        x = group[i]
+        if x not in movable:
+            continue
+        row = met[x]
+        for j in range(len(bench)):
+            y = bench[j]
+            if towards[y] - row[y] < own[x]:
+                group[i], bench[j] = y, x
+                x, swapped = y, True
+                _recount(group, own, met)
+                towards[:] = _meetings_with(group, met)
+                row = met[x]
+    return swapped
+
+
+def _meetings_with(group: list[int], met: list[list[int]]) -> list[int]:
+    """How often each bot has met the bots of ``group`` (indexed by bot)."""
+    return list(map(sum, zip(*(met[z] for z in group), strict=True)))
+
+
+def _recount(table: list[int], own: dict[int, int], met: list[list[int]]) -> None:
+    """Count again each bot's meetings with the rest of its table."""
+    for x in table:
+        own[x] = sum(met[x][y] for y in table)

@@ -43,6 +43,11 @@ def swiss_table_sizes(bots: int, table_size: int, min_table: int = MIN_TABLE) ->
     return [table_size] * (bots // table_size)
 
 
+def swiss_count(bots: int, table_size: int, rounds: int, min_table: int = MIN_TABLE) -> int:
+    """Return how many matches ``rounds`` Swiss rounds play: the same tables every round."""
+    return rounds * len(swiss_table_sizes(bots, table_size, min_table))
+
+
 def swiss_round(
     standings: Sequence[tuple[int, float]],
     table_size: int,

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tournaments', '0023_bot_refusal_reasons'),
+        ('tournaments', '0024_tournament_generation'),
     ]
 
     operations = [

@@ -49,6 +49,10 @@ class Match(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     error = models.TextField(blank=True)
+    # A queued tournament match not yet sent to the workers: a tournament keeps only
+    # TOURNAMENT_MATCHES_IN_FLIGHT of its matches sent and unfinished at once (``_send_window``
+    # in tournaments/services/tournaments.py). Not claimable until sent.
+    unsent = models.BooleanField(default=False)
     rated = models.BooleanField(default=False)
     rated_at = models.DateTimeField(null=True, blank=True)
     rating_sequence = models.BigIntegerField(null=True, blank=True)
@@ -96,6 +100,12 @@ class Match(models.Model):
             models.Index(fields=["tournament", "status"], name="match_tournament_status_idx"),
             models.Index(fields=["tournament", "round"], name="match_tournament_round_idx"),
             models.Index(fields=["ladder", "status"], name="match_ladder_status_idx"),
+            # The next of a tournament's matches to send, in the order they were made.
+            models.Index(
+                fields=["tournament", "id"],
+                condition=models.Q(unsent=True),
+                name="match_unsent_idx",
+            ),
             models.Index(
                 fields=["finished_at", "id"],
                 condition=models.Q(status=MatchStatus.FINISHED, rated=False),

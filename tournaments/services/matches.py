@@ -58,7 +58,10 @@ def match_enqueue(*, match: Match) -> None:
 
 
 def claimable() -> QuerySet[Match]:
-    """Queued matches a worker may claim now (one definition for claiming and re-sending)."""
+    """Queued matches a worker may claim now (one definition for claiming and re-sending).
+
+    A tournament match not yet sent (``unsent``) is not: its message is still to come.
+    """
     # A ladder plays a duplicate group's rotations one after another, so its bots are never
     # in two matches at once: a rotation waits while an earlier one is queued or running.
     earlier_rotation = Match.objects.filter(
@@ -68,7 +71,9 @@ def claimable() -> QuerySet[Match]:
         status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING],
     )
     return (
-        Match.objects.filter(status=MatchStatus.QUEUED, attempts__lt=F("max_attempts"))
+        Match.objects.filter(
+            status=MatchStatus.QUEUED, attempts__lt=F("max_attempts"), unsent=False
+        )
         .exclude(tournament__status__in=[TournamentStatus.PAUSED, TournamentStatus.CANCELLED])
         .exclude(ladder__status=LadderStatus.PAUSED)
         .exclude(Q(ladder__isnull=False) & ~Q(duplicate_group="") & Exists(earlier_rotation))
@@ -244,9 +249,11 @@ def match_create(
     return match
 
 
-def matches_create(*, fixtures: Sequence[Fixture], competition: Tournament | Ladder) -> list[Match]:
+def matches_create(
+    *, fixtures: Sequence[Fixture], competition: Tournament | Ladder, held: bool = False
+) -> list[Match]:
     """Create queued matches of a tournament or ladder with their seats from fixtures, and send
-    them to the workers.
+    them to the workers; ``held`` ones wait unsent, for their tournament to send them.
 
     Tournament formats and ladders both create their matches here, each dealt from its fixture's
     seed keyed with the competition's deal salt and the server's secret (tournaments/seeds.py).
@@ -265,6 +272,7 @@ def matches_create(*, fixtures: Sequence[Fixture], competition: Tournament | Lad
             time_limit_ms=competition.time_limit_ms,
             duplicate_group=f.duplicate_group,
             max_attempts=settings.MATCH_MAX_ATTEMPTS,
+            unsent=held,
         )
         for f in fixtures
     )
@@ -273,6 +281,8 @@ def matches_create(*, fixtures: Sequence[Fixture], competition: Tournament | Lad
         for m, f in zip(matches, fixtures, strict=True)
         for i, bot in enumerate(f.seats)
     )
+    if held:
+        return matches
     sent_groups: set[str] = set()
     for match in matches:
         if ladder is not None and match.duplicate_group:

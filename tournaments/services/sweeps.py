@@ -49,9 +49,12 @@ def _resend_lost() -> int:
     (a broker restarted without its data, a worker killed holding it). Only as many as its
     queue lacks are sent again, oldest first: a queue holding at least one message per
     claimable match is a backlog being worked through, and is left alone (the match queues
-    hold match messages only; config/settings.py routes every other task to the control
-    queue). A match sent again waits the full time before it can be sent once more, so
-    duplicates stay few, and a duplicate delivery finds the match claimed and does nothing.
+    hold match messages only; config/settings.py routes every other task to the control or
+    bulk queue). A tournament's matches not yet sent are not claimable, so they are not
+    counted: only its window of sent ones has messages (``_send_window`` in
+    tournaments/services/tournaments.py). A match sent again waits the full time before it
+    can be sent once more, so duplicates stay few, and a duplicate delivery finds the match
+    claimed and does nothing.
     """
     cutoff = timezone.now() - timedelta(seconds=settings.MATCH_RESEND_SECONDS)
     sent = 0

@@ -4,6 +4,12 @@ Fixtures come from the pure generators in ``tournaments.formats``; this module t
 queued matches and moves the tournament through its states. Swiss rounds are generated one at
 a time as the previous round ends; a ladder keeps a few matches in flight until its match
 budget (``rounds`` matches per entered bot) is spent.
+
+A tournament's matches are made by a worker on the bulk queue, a batch at a time, each batch
+in a transaction of its own; they wait unsent, and the tournament keeps only
+``TOURNAMENT_MATCHES_IN_FLIGHT`` of them sent and unfinished (``_send_window``), sending more
+as matches end. So no start holds the tournament's row for long, one tournament's messages
+never fill the matches queue, and a cancelled one leaves few messages behind.
 """
 
 from __future__ import annotations
@@ -44,6 +50,8 @@ from tournaments.services.matches import match_enqueue, matches_create
 
 MAX_ENTRIES = 2000
 MAX_FIXTURES = 100_000
+# Matches made in one transaction while a tournament starts.
+GENERATE_BATCH = 1000
 TERMINAL = (MatchStatus.FINISHED, MatchStatus.FAILED, MatchStatus.CANCELLED)
 
 
@@ -147,17 +155,49 @@ def _fixtures(tournament: Tournament, bot_ids: list[int]) -> list[formats.Fixtur
     return []
 
 
-def _check_fixture_count(fixtures: Sequence[formats.Fixture]) -> None:
-    if len(fixtures) > MAX_FIXTURES:
+def _check_fixture_count(tournament: Tournament, bots: int) -> None:
+    """Refuse a tournament of more than MAX_FIXTURES matches in all, counted without making them."""
+    size, rounds = tournament.table_size, tournament.rounds
+    try:
+        if tournament.format == TournamentFormat.ROUND_ROBIN:
+            count = formats.round_robin_count(bots, size, rounds)
+        elif tournament.format == TournamentFormat.DUPLICATE:
+            count = formats.duplicate_count(bots, size, rounds)
+        elif tournament.format == TournamentFormat.SWISS:
+            count = formats.swiss_count(bots, size, rounds)
+        else:
+            return
+    except formats.FixtureError as exc:
+        raise ApplicationError(str(exc)) from None
+    if count > MAX_FIXTURES:
         raise ApplicationError(
-            f"{len(fixtures)} matches is more than the {MAX_FIXTURES} allowed", field="rounds"
+            f"{count} matches is more than the {MAX_FIXTURES} allowed", field="rounds"
         )
 
 
 def _create_matches(tournament: Tournament, fixtures: Sequence[formats.Fixture]) -> int:
-    _check_fixture_count(fixtures)
-    matches = matches_create(fixtures=fixtures, competition=tournament)
-    return len(matches)
+    return len(matches_create(fixtures=fixtures, competition=tournament))
+
+
+def _send_window(tournament: Tournament) -> int:
+    """Send the tournament's next unsent matches, up to TOURNAMENT_MATCHES_IN_FLIGHT sent and
+    unfinished; return how many were sent. The caller holds the tournament's row lock, so two
+    callers never send the same match."""
+    in_flight = tournament.matches.filter(
+        status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING], unsent=False
+    ).count()
+    wanted = settings.TOURNAMENT_MATCHES_IN_FLIGHT - in_flight
+    if wanted <= 0:
+        return 0
+    ids = list(
+        tournament.matches.filter(status=MatchStatus.QUEUED, unsent=True)
+        .order_by("pk")
+        .values_list("pk", flat=True)[:wanted]
+    )
+    Match.objects.filter(pk__in=ids).update(unsent=False, updated_at=timezone.now())
+    for pk in ids:
+        match_enqueue(match=Match(pk=pk, ladder_id=None))
+    return len(ids)
 
 
 def _entered_bot_ids(tournament: Tournament) -> list[int]:
@@ -166,16 +206,20 @@ def _entered_bot_ids(tournament: Tournament) -> list[int]:
 
 @transaction.atomic
 def tournament_start(*, tournament: Tournament) -> Tournament:
-    """Check the fixtures can be made, mark the tournament starting and queue their making.
+    """Check the number of matches, mark the tournament starting and queue their making.
 
-    Answers at once however big the tournament: a worker creates and queues the matches
-    (tournament_generate) and moves the tournament on to running.
+    Answers at once however big the tournament: the matches are counted, not made; a worker
+    creates and queues them (tournament_generate) and moves the tournament on to running.
     """
     tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
+    return _start(tournament)
+
+
+def _start(tournament: Tournament) -> Tournament:
+    """Start a tournament whose row the caller has locked."""
     if tournament.status not in (TournamentStatus.DRAFT, TournamentStatus.SCHEDULED):
         raise ConflictError(f"a {tournament.status} tournament cannot be started")
-    if tournament.format != TournamentFormat.LADDER:
-        _check_fixture_count(_fixtures(tournament, _entered_bot_ids(tournament)))
+    _check_fixture_count(tournament, tournament.entries.count())
     tournament.status = TournamentStatus.STARTING
     tournament.started_at = timezone.now()
     tournament.save(update_fields=["status", "started_at", "updated_at"])
@@ -183,35 +227,81 @@ def tournament_start(*, tournament: Tournament) -> Tournament:
     return tournament
 
 
-@transaction.atomic
 def tournament_generate(*, tournament_id: int) -> str:
-    """Create and queue a starting tournament's matches (its first round, for Swiss), then run it.
+    """Create a starting tournament's matches (its first round, for Swiss), then run it.
 
-    Run by a worker; a second delivery finds the tournament running and does nothing.
+    Run by a worker on the bulk queue. The fixtures are made outside any transaction; the
+    matches are created ``GENERATE_BATCH`` at a time, each batch in a transaction that holds the
+    tournament's row only while it writes, and the first are sent as soon as they exist. The
+    matches made so far are the first fixtures in order, so a second delivery, or a run again
+    after a lost worker, carries on where the other stopped, and one finding the tournament
+    running (or cancelled) does nothing.
     """
-    tournament = Tournament.objects.select_for_update().filter(pk=tournament_id).first()
+    tournament = Tournament.objects.filter(pk=tournament_id).first()
     if tournament is None or tournament.status != TournamentStatus.STARTING:
         return "idle"
+    if tournament.format == TournamentFormat.LADDER:
+        with transaction.atomic():
+            locked = _locked_starting(tournament_id)
+            if locked is None:
+                return "idle"
+            _run(locked)
+            ladder_fill(tournament=locked)
+        return "running"
+    fixtures = _fixtures(tournament, _entered_bot_ids(tournament))
+    while True:
+        with transaction.atomic():
+            locked = _locked_starting(tournament_id)
+            if locked is None:
+                return "idle"
+            made = locked.matches.count()
+            batch = fixtures[made : made + GENERATE_BATCH]
+            matches_create(fixtures=batch, competition=locked, held=True)
+            _send_window(locked)
+            if made + len(batch) >= len(fixtures):
+                _run(locked)
+                return "running"
+            locked.save(update_fields=["updated_at"])  # still being made: not stale
+
+
+def _locked_starting(tournament_id: int) -> Tournament | None:
+    """Lock the tournament's row if it is still starting."""
+    return (
+        Tournament.objects.select_for_update()
+        .filter(pk=tournament_id, status=TournamentStatus.STARTING)
+        .first()
+    )
+
+
+def _run(tournament: Tournament) -> None:
+    """Move a locked starting tournament to running, and look at it once its matches exist: any
+    that ended while it was starting advanced nothing."""
     tournament.status = TournamentStatus.RUNNING
     tournament.save(update_fields=["status", "updated_at"])
-    if tournament.format == TournamentFormat.LADDER:
-        ladder_fill(tournament=tournament)
-    else:
-        _create_matches(tournament, _fixtures(tournament, _entered_bot_ids(tournament)))
-    return "running"
+    dispatch.send(Task.ADVANCE_TOURNAMENT, tournament.pk)
 
 
 def tournament_start_due(*, now: datetime | None = None) -> int:
-    """Start every scheduled tournament whose time has come (run by Celery beat)."""
+    """Start every scheduled tournament whose time has come (run by Celery beat).
+
+    A tournament another run (or an organiser) holds is skipped, not waited for: two beats of
+    this never queue up behind one row.
+    """
     now = now or timezone.now()
     due = Tournament.objects.filter(status=TournamentStatus.SCHEDULED, start_at__lte=now)
     started = 0
-    for tournament in due:
+    for tournament_id in list(due.values_list("pk", flat=True)[:1000]):
         try:
-            tournament_start(tournament=tournament)
-            started += 1
+            with transaction.atomic():
+                tournament = (
+                    due.select_for_update(skip_locked=True).filter(pk=tournament_id).first()
+                )
+                if tournament is None:
+                    continue  # being started by another run or by hand, or started already
+                _start(tournament)
+                started += 1
         except ApplicationError:
-            continue  # raced with another starter or a manual start
+            continue  # too many matches: stays scheduled, and its organiser sees it cannot start
     return started
 
 
@@ -225,8 +315,10 @@ def tournament_pause(*, tournament: Tournament) -> Tournament:
 def tournament_resume(*, tournament: Tournament) -> Tournament:
     """Run a paused tournament again and re-send its queued matches."""
     tournament = competition_move(tournament, {TournamentStatus.PAUSED}, TournamentStatus.RUNNING)
-    for match in tournament.matches.filter(status=MatchStatus.QUEUED).only("pk", "ladder_id"):
+    sent = tournament.matches.filter(status=MatchStatus.QUEUED, unsent=False)
+    for match in sent.only("pk", "ladder_id"):
         match_enqueue(match=match)
+    _send_window(tournament)
     return tournament
 
 
@@ -267,9 +359,11 @@ def tournament_advance(*, tournament_id: int) -> str:
     tournament = Tournament.objects.select_for_update().filter(pk=tournament_id).first()
     if tournament is None or tournament.status != TournamentStatus.RUNNING:
         return "idle"
-    open_matches = tournament.matches.exclude(status__in=TERMINAL).count()
     if tournament.format == TournamentFormat.LADDER and ladder_fill(tournament=tournament):
         return "ladder"
+    if _send_window(tournament):
+        return "sent"
+    open_matches = tournament.matches.exclude(status__in=TERMINAL).count()
     swiss = tournament.format == TournamentFormat.SWISS
     if swiss and open_matches == 0 and _next_swiss_round(tournament):
         return "swiss-round"
@@ -291,10 +385,11 @@ class Reconciled(NamedTuple):
 def tournaments_reconcile(*, stale_after: timedelta | None = None) -> Reconciled:
     """Recover tournaments a lost message left behind (run by Celery beat).
 
-    A tournament still starting a while after its start was asked for gets its fixtures
-    generated again (a second delivery does nothing); a running one whose matches have all
-    ended is advanced (next Swiss round or finished), as its last match's message would have.
-    Queued matches nobody took are re-sent by the match sweeper (services/sweeps.py).
+    A tournament still starting a while after its last batch of matches gets its fixtures
+    generated again (a second delivery carries on where the first stopped); a running one
+    whose matches have all ended, or that has matches still to send, is advanced (next Swiss
+    round, more matches sent, or finished), as its last match's message would have. Queued
+    matches nobody took are re-sent by the match sweeper (services/sweeps.py).
     """
     if stale_after is None:
         stale_after = timedelta(seconds=settings.MATCH_STALE_SECONDS)
@@ -307,13 +402,14 @@ def tournaments_reconcile(*, stale_after: timedelta | None = None) -> Reconciled
     for tournament_id in starting:
         dispatch.send(Task.GENERATE_TOURNAMENT, tournament_id)
     open_matches = Match.objects.filter(tournament=OuterRef("pk")).exclude(status__in=TERMINAL)
+    unsent = Match.objects.filter(tournament=OuterRef("pk"), status=MatchStatus.QUEUED, unsent=True)
     ended = list(
         Tournament.objects.filter(status=TournamentStatus.RUNNING)
         .exclude(format=TournamentFormat.LADDER)
-        .exclude(Exists(open_matches))
+        .filter(~Exists(open_matches) | Exists(unsent))
         .values_list("pk", flat=True)[:1000]
     )
-    advanced = sum(tournament_advance(tournament_id=pk) != "running" for pk in ended)
+    advanced = sum(tournament_advance(tournament_id=pk) not in ("running", "sent") for pk in ended)
     return Reconciled(restarted=len(starting), advanced=advanced)
 
 
@@ -334,7 +430,8 @@ def _next_swiss_round(tournament: Tournament) -> bool:
         history,
         had_bye=had_bye,
     )
-    _create_matches(tournament, fixtures)
+    matches_create(fixtures=fixtures, competition=tournament, held=True)
+    _send_window(tournament)
     return True
 
 
