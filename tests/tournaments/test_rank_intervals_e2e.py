@@ -1,4 +1,4 @@
-"""A recompute run by a real worker is followed by a batch fit, sent to the control queue."""
+"""A recompute run by a real worker is followed by a batch fit, sent to the bulk queue."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ on_postgres_and_redis = pytest.mark.skipif(
 
 @on_postgres_and_redis
 @pytest.mark.django_db(transaction=True)
-def test_a_recompute_on_a_control_worker_fits_the_batch_ranks_after_it(
+def test_a_recompute_on_a_control_worker_is_followed_by_a_fit_on_a_bulk_worker(
     staff_client, organiser, oh_hell, make_bot, owner, start_worker
 ):
     world = World.create(organiser=organiser, variant=oh_hell)
@@ -28,7 +28,9 @@ def test_a_recompute_on_a_control_worker_fits_the_batch_ranks_after_it(
     for i in range(12):
         world.finish(world.single(bots), minute=i, seed=i)
     assert ratings_apply_pending() == 12
-    start_worker("control", concurrency=1, queues=[""], env={"RANK_INTERVALS_RESAMPLES": "20"})
+    start_worker("control", concurrency=1, queues=[""])
+    # The fit holds its worker for seconds, so it never waits in front of control work.
+    start_worker("bulk", concurrency=1, queues=[".bulk"], env={"RANK_INTERVALS_RESAMPLES": "20"})
 
     response = staff_client.post("/api/ratings/recompute/")
     assert response.status_code == 202
