@@ -33,6 +33,8 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
     ordering_fields = ["created_at", "finished_at", "id", "round"]
     ordering = ["-created_at", "-id"]
     lookup_value_regex = r"[0-9]+"
+    # Set for the replay (tournaments/api/throttling.py counts it as a download).
+    counts_as_download = False
 
     def get_queryset(self) -> QuerySet[Match]:
         if self.action == "list":
@@ -63,7 +65,7 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
             404: OpenApiResponse(description="no such match, or no replay yet"),
         }
     )
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], counts_as_download=True)
     def replay(self, request: Request, pk: str | None = None) -> Response:
         """Download the match's replay: every deal, bid and card, enough to replay the game, and
         the seed's commitment; there is none until the match's seed is revealed."""
