@@ -124,8 +124,9 @@ def match_detail_list() -> QuerySet[Match]:
     return _with_has_replay(matches)
 
 
-def match_replay(*, match: Match) -> Replay | None:
-    """The match's stored replay, or None while it has none or its seed is not yet revealed."""
+def match_replay_id(*, match: Match) -> int | None:
+    """The id of the match's stored replay (read it by id only when it is needed: it can be
+    large), or None while it has none or its seed is not yet revealed."""
     if not match_seed_revealed(match):
         return None
-    return Replay.objects.filter(match=match).first()
+    return Replay.objects.filter(match=match).values_list("pk", flat=True).first()
