@@ -439,10 +439,14 @@ REST_FRAMEWORK = {
         "django_filters.rest_framework.DjangoFilterBackend",
         "rest_framework.filters.OrderingFilter",
     ],
-    "DEFAULT_THROTTLE_CLASSES": ["tournaments.api.throttling.WriteRateThrottle"],
+    "DEFAULT_THROTTLE_CLASSES": [
+        "tournaments.api.throttling.WriteRateThrottle",
+        "tournaments.api.throttling.DownloadRateThrottle",
+    ],
     "DEFAULT_THROTTLE_RATES": {
         "writes": env_rate("THROTTLE_WRITE_RATE", "120/minute"),
         "auth": env_rate("THROTTLE_AUTH_RATE", "20/minute"),
+        "downloads": env_rate("THROTTLE_DOWNLOAD_RATE", "30/minute"),
     },
     "EXCEPTION_HANDLER": "tournaments.api.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from datetime import datetime
 from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
@@ -24,7 +25,12 @@ from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.serializers import DateTimeField
 from rest_framework.settings import api_settings
+
+from engine.seeds import seed_sha256
+from tournaments.api.serializers.matches import MatchOutput, SeatOutput
+from tournaments.selectors.matches import seed_revealed
 
 DOWNLOAD_PARAM = "download"
 # What a spreadsheet takes for the start of a formula (or of a cell it then reads as one).
@@ -74,6 +80,88 @@ def rows_of(data: Any) -> list[dict[str, Any]]:
     raise TypeError("this answer has no CSV form")
 
 
+# The columns of a match row, as the JSON names them: the match's own, then the seat's.
+MATCH_COLUMNS = [f for f in MatchOutput.Meta.fields if f != "seats"]
+MATCH_ROW_COLUMNS = [*MATCH_COLUMNS, *(f"seat_{f}" for f in SeatOutput.Meta.fields)]
+# Rows a streamed download reads from its cursor at a time.
+STREAM_CHUNK = 2000
+# Rows written to the stream at a time: few, large chunks, and a bounded memory.
+STREAM_ROWS = 500
+_INSTANT = DateTimeField()
+
+
+def _instant(value: datetime | None) -> str | None:
+    return None if value is None else _INSTANT.to_representation(value)
+
+
+def fixture_seat_row(seat: Any) -> dict[str, Any]:
+    """A row of tournaments/selectors/matches.py ``tournament_fixture_seats`` as the match
+    list's JSON and CSV show it (tournaments/api/serializers/matches.py)."""
+    revealed = seed_revealed(
+        status=seat.match__status, group_still_playing=seat.group_still_playing
+    )
+    return {
+        "id": seat.match_id,
+        "tournament": seat.match__tournament_id,
+        "ladder": seat.match__ladder_id,
+        "variant": seat.match__variant__name,
+        "round": seat.match__round,
+        "duplicate_group": seat.match__duplicate_group,
+        "seed": seat.match__seed if revealed else None,
+        "seed_sha256": seed_sha256(seat.match__seed),
+        "status": seat.match__status,
+        "attempts": seat.match__attempts,
+        "max_attempts": seat.match__max_attempts,
+        "rated": seat.match__rating_sequence is not None,
+        "started_at": _instant(seat.match__started_at),
+        "finished_at": _instant(seat.match__finished_at),
+        "created_at": _instant(seat.match__created_at),
+        "has_replay": seat.has_replay,
+        "seat_seat": seat.seat,
+        "seat_bot": seat.bot_id,
+        "seat_bot_name": seat.bot__name,
+        "seat_score": seat.score,
+        "seat_rank": seat.rank,
+        "seat_faults": seat.faults,
+        "seat_disqualified": seat.disqualified,
+    }
+
+
+def _writer(out: io.StringIO, fieldnames: list[str]) -> csv.DictWriter[str]:
+    # Lines end in CRLF (RFC 4180), so a cell holding a carriage return is quoted too.
+    return csv.DictWriter(out, fieldnames=fieldnames, lineterminator="\r\n")
+
+
+def _write_rows(writer: csv.DictWriter[str], rows: Iterable[Mapping[str, Any]]) -> None:
+    writer.writerows({k: safe_cell(_flat(v)) for k, v in row.items()} for row in rows)
+
+
+def stream_match_rows(seats: Iterable[Any]) -> Iterator[bytes]:
+    """The CSV of seat rows (``fixture_seat_row``), a chunk of ``STREAM_ROWS`` rows at a time:
+    the header first, and nothing at all when there are no rows, as ``CSVRenderer`` writes."""
+    out = io.StringIO()
+    writer = _writer(out, MATCH_ROW_COLUMNS)
+    batch: list[dict[str, Any]] = []
+    header = False
+    for seat in seats:
+        batch.append(fixture_seat_row(seat))
+        if len(batch) == STREAM_ROWS:
+            if not header:
+                writer.writeheader()
+                header = True
+            _write_rows(writer, batch)
+            batch.clear()
+            yield out.getvalue().encode(CSVRenderer.charset)
+            out.seek(0)
+            out.truncate()
+    if batch:
+        if not header:
+            writer.writeheader()
+        _write_rows(writer, batch)
+    if out.tell():
+        yield out.getvalue().encode(CSVRenderer.charset)
+
+
 class CSVRenderer(BaseRenderer):
     """Render standings or matches as CSV with a header row."""
 
@@ -90,10 +178,9 @@ class CSVRenderer(BaseRenderer):
         rows = rows_of(data) if data is not None else []
         out = io.StringIO()
         if rows:
-            # Lines end in CRLF (RFC 4180), so a cell holding a carriage return is quoted too.
-            writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\r\n")
+            writer = _writer(out, list(rows[0]))
             writer.writeheader()
-            writer.writerows({k: safe_cell(v) for k, v in row.items()} for row in rows)
+            _write_rows(writer, rows)
         return out.getvalue().encode(self.charset)
 
 

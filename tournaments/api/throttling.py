@@ -1,4 +1,4 @@
-"""Throttle writes, not reads."""
+"""Throttle writes, and the few reads that are heavy to answer (downloads)."""
 
 from __future__ import annotations
 
@@ -6,12 +6,20 @@ import ipaddress
 import logging
 import math
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from redis.exceptions import RedisError
 from rest_framework.exceptions import Throttled
-from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.request import Request
+from rest_framework.settings import api_settings
+from rest_framework.throttling import ScopedRateThrottle, SimpleRateThrottle
 
+from tournaments.api.pagination import PageNumberPagination
 from tournaments.client_address import client_address
+
+if TYPE_CHECKING:
+    # rest_framework.views reads the throttle classes of the settings, this module, on import.
+    from rest_framework.views import APIView
 
 logger = logging.getLogger(__name__)
 
@@ -81,4 +89,47 @@ class WriteRateThrottle(ScopedRateThrottle):
             return super().allow_request(request, view)
         except RedisError as exc:
             logger.warning("write throttle skipped, the cache is unreachable: %s", exc)
+            return True
+
+
+# The attribute an endpoint sets (``@action(..., counts_as_download=True)``) when every answer
+# of it is heavy to make, as a replay is.
+COUNTS_AS_DOWNLOAD = "counts_as_download"
+
+
+def is_download(request: Request, view: APIView) -> bool:
+    """Whether a read is heavy to answer: a CSV download, an endpoint marked as a download (a
+    replay), or a page larger than the default size."""
+    if request.method not in SAFE_METHODS:
+        return False
+    if getattr(view, COUNTS_AS_DOWNLOAD, False):
+        return True
+    renderer = getattr(request, "accepted_renderer", None)
+    if renderer is not None and renderer.format == "csv":
+        return True
+    asked = request.query_params.get(PageNumberPagination.page_size_query_param, "")
+    return asked.isdigit() and int(asked) > (api_settings.PAGE_SIZE or 0)
+
+
+class DownloadRateThrottle(SimpleRateThrottle):
+    """Count heavy reads (``is_download``) per client address, signed in or not, at the
+    ``downloads`` rate, so one client pulling exports, replays or large pages in a loop cannot
+    take the workers from everyone else. Requests are counted, whatever their size. While the
+    cache cannot be reached they are let through and logged, as writes are."""
+
+    scope = "downloads"
+
+    def get_cache_key(self, request: Request, view: APIView) -> str | None:
+        if not is_download(request, view):
+            return None
+        return self.cache_format % {
+            "scope": self.scope,
+            "ident": throttle_ident(client_address(request)),
+        }
+
+    def allow_request(self, request: Request, view: APIView) -> bool:
+        try:
+            return super().allow_request(request, view)
+        except RedisError as exc:
+            logger.warning("download throttle skipped, the cache is unreachable: %s", exc)
             return True

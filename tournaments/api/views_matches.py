@@ -5,11 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
+from django.http import HttpResponse, HttpResponseBase
+from django.middleware.gzip import GZipMiddleware
+from django.utils.cache import get_conditional_response, patch_cache_control
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions, mixins, viewsets
 from rest_framework.decorators import action
-from rest_framework.renderers import BaseRenderer
+from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -22,8 +25,11 @@ from tournaments.api.csv_export import (
 )
 from tournaments.api.filters import MatchFilter
 from tournaments.api.serializers.matches import MatchDetailOutput, MatchOutput
-from tournaments.models import Match
-from tournaments.selectors.matches import match_detail_list, match_list, match_replay
+from tournaments.models import Match, MatchStatus, Replay
+from tournaments.selectors.matches import match_detail_list, match_list, match_replay_id
+
+# How long a finished match's replay may be kept by a browser or a proxy: it never changes.
+REPLAY_MAX_AGE_S = 86400
 
 
 class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
@@ -33,6 +39,8 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
     ordering_fields = ["created_at", "finished_at", "id", "round"]
     ordering = ["-created_at", "-id"]
     lookup_value_regex = r"[0-9]+"
+    # Set for the replay (tournaments/api/throttling.py counts it as a download).
+    counts_as_download = False
 
     def get_queryset(self) -> QuerySet[Match]:
         if self.action == "list":
@@ -63,15 +71,33 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
             404: OpenApiResponse(description="no such match, or no replay yet"),
         }
     )
-    @action(detail=True, methods=["get"])
-    def replay(self, request: Request, pk: str | None = None) -> Response:
+    @action(detail=True, methods=["get"], counts_as_download=True)
+    def replay(self, request: Request, pk: str | None = None) -> HttpResponseBase:
         """Download the match's replay: every deal, bid and card, enough to replay the game, and
-        the seed's commitment; there is none until the match's seed is revealed."""
+        the seed's commitment; there is none until the match's seed is revealed.
+
+        Compressed (gzip) when the client accepts it; a finished match's replay never changes,
+        so it may be cached, and a client that sends back its ETag gets 304."""
         match = self.get_object()
-        replay = match_replay(match=match)
-        if replay is None:
+        replay_id = match_replay_id(match=match)
+        if replay_id is None:
             raise exceptions.NotFound(f"Match {match.pk} has no replay yet ({match.status}).")
-        filename = f"ohhell-match-{match.pk}.json"
-        headers = {"Content-Disposition": f'attachment; filename="{filename}"'}
-        # The commitment travels with the record, so `ohhell verify` checks the seed against it.
-        return Response({**replay.data, "seed_sha256": seed_sha256(match.seed)}, headers=headers)
+        # Weak: the same replay compressed or not is the same JSON.
+        etag = f'W/"match-{match.pk}-replay-{replay_id}"'
+        not_modified = get_conditional_response(request, etag=etag)
+        if not_modified is None:
+            data = Replay.objects.filter(pk=replay_id).values_list("data", flat=True)[0]
+            # The commitment travels with the record, so `ohhell verify` checks the seed.
+            payload = {**data, "seed_sha256": seed_sha256(match.seed)}
+            response = HttpResponse(JSONRenderer().render(payload), content_type="application/json")
+            filename = f"ohhell-match-{match.pk}.json"
+            response["Content-Disposition"] = f'attachment; filename="{filename}"'
+        else:
+            response = not_modified
+        response["ETag"] = etag
+        if match.status == MatchStatus.FINISHED:
+            patch_cache_control(response, public=True, max_age=REPLAY_MAX_AGE_S)
+        else:
+            patch_cache_control(response, no_cache=True)
+        # A replay is public and holds no secret, so compressing it gives nothing away (BREACH).
+        return GZipMiddleware(lambda _: response).process_response(request, response)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.db.models import QuerySet
+from django.http import HttpResponseBase, StreamingHttpResponse
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, permissions, status, viewsets
 from rest_framework.decorators import action
@@ -14,10 +15,12 @@ from rest_framework.response import Response
 
 from tournaments.api.csv_export import (
     DOWNLOAD_CSV,
+    STREAM_CHUNK,
     WITH_CSV,
     CSVDownloadNegotiation,
     CSVRenderer,
     as_download,
+    stream_match_rows,
 )
 from tournaments.api.filters import TournamentFilter
 from tournaments.api.permissions import IsOrganiserOrReadOnly
@@ -30,7 +33,7 @@ from tournaments.api.serializers.tournaments import (
     TournamentOutput,
 )
 from tournaments.models import Tournament, signed_in
-from tournaments.selectors.matches import tournament_fixtures
+from tournaments.selectors.matches import tournament_fixture_seats, tournament_fixtures
 from tournaments.selectors.tournaments import (
     tournament_detail_list,
     tournament_list,
@@ -171,15 +174,24 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         renderer_classes=WITH_CSV,
         content_negotiation_class=CSVDownloadNegotiation,
     )
-    def fixtures(self, request: Request, pk: str | None = None) -> Response:
+    def fixtures(self, request: Request, pk: str | None = None) -> HttpResponseBase:
         """The tournament's matches with their seats and status, by round, a page at a time.
 
         As CSV (``?download=csv``), every match of the tournament at once, a row per seat.
         """
         tournament = self.get_object()
-        matches = tournament_fixtures(tournament=tournament)
         if request.accepted_renderer.format == CSVRenderer.format:
-            response = Response(MatchOutput(matches, many=True).data)
-            return as_download(request, response, f"tournament-{tournament.pk}-matches")
+            # Streamed from one cursor, so a tournament of any size is never held whole.
+            seats = tournament_fixture_seats(tournament=tournament).iterator(
+                chunk_size=STREAM_CHUNK
+            )
+            streamed = StreamingHttpResponse(
+                stream_match_rows(seats), content_type="text/csv; charset=utf-8"
+            )
+            streamed["Content-Disposition"] = (
+                f'attachment; filename="tournament-{tournament.pk}-matches.csv"'
+            )
+            return streamed
+        matches = tournament_fixtures(tournament=tournament)
         page = self.paginate_queryset(matches)
         return self.get_paginated_response(MatchOutput(page, many=True).data)

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import cache
 from django.core.paginator import Page, Paginator
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
@@ -36,7 +37,7 @@ from tournaments.rating_math import is_provisional, margin
 from tournaments.selectors import dashboard as reads
 from tournaments.selectors.bots import bot_health_checks
 from tournaments.selectors.ladders import ACTIVITY_WINDOW, ladders_activity
-from tournaments.selectors.matches import match_seed_revealed
+from tournaments.selectors.matches import match_replay_id, match_seed_revealed
 from tournaments.selectors.rank_intervals import rank_fit
 from tournaments.selectors.ratings import bot_ratings, leaderboard
 from tournaments.selectors.tournaments import (
@@ -247,13 +248,33 @@ def tournament_progress_json(request: HttpRequest, tournament_id: int) -> JsonRe
     return JsonResponse(_progress_state(_tournament(tournament_id)))
 
 
-def _replay_data(match: Match) -> dict[str, Any] | None:
+def _replay_id(match: Match) -> int | None:
     # Hands are hidden until the deal is revealed: the match and every other match dealt the
     # same cards (its duplicate group) have ended.
-    if match.status != MatchStatus.FINISHED or not match_seed_revealed(match):
+    if match.status != MatchStatus.FINISHED:
         return None
-    replay = Replay.objects.filter(match=match).only("data").first()
-    return replay.data if replay else None
+    return match_replay_id(match=match)
+
+
+# How long whether a replay re-plays is remembered: a stored replay never changes.
+REPLAY_CHECK_CACHE_S = 86400
+
+
+def _replay_check(replay_id: int, commitment: str) -> str:
+    """Why the stored replay does not re-deal and re-play from the revealed seed, or "" when
+    it does; checked once and remembered, so a page view never reads a large replay."""
+    key = f"replay-check:{replay_id}:{commitment}"
+    found = cache.get(key)
+    if found is None:
+        data = Replay.objects.filter(pk=replay_id).values_list("data", flat=True)[0]
+        try:
+            verify_replay({**data, "seed_sha256": commitment})
+        except InvalidReplayError as exc:
+            found = str(exc)
+        else:
+            found = ""
+        cache.set(key, found, REPLAY_CHECK_CACHE_S)
+    return str(found)
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,7 +288,7 @@ class VoidedDealShown:
     voided_at: datetime
 
 
-def _fair_deal(match: Match, replay: dict[str, Any] | None) -> dict[str, Any]:
+def _fair_deal(match: Match, replay_id: int | None) -> dict[str, Any]:
     """The deal's commitment, and once revealed, whether the seed matches it and re-deals the
     replay (engine/seeds.py, engine/replay.py); and the deals that did not count, each with its
     commitment, and its seed once revealed."""
@@ -291,11 +312,10 @@ def _fair_deal(match: Match, replay: dict[str, Any] | None) -> dict[str, Any]:
     fair.update(
         revealed=True, seed=match.seed, matches=seed_matches(match.seed, fair["commitment"])
     )
-    if replay is not None:
-        try:
-            verify_replay({**replay, "seed_sha256": fair["commitment"]})
-        except InvalidReplayError as exc:
-            fair["replay_error"] = str(exc)
+    if replay_id is not None:
+        error = _replay_check(replay_id, fair["commitment"])
+        if error:
+            fair["replay_error"] = error
         else:
             fair["replay_ok"] = True
     return fair
@@ -311,13 +331,13 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     seats = list(match.seats.all())
     for seat in seats:
         seat.private = sees_bot_privately(request.user, seat.bot.owner_id)
-    replay = _replay_data(match)
+    replay_id = _replay_id(match)
     context = {
         "match": match,
         "error": match.error if sees_platform_errors(request.user) else "",
         "seats": seats,
-        "replay": replay,
-        "fair": _fair_deal(match, replay),
+        "has_replay": replay_id is not None,
+        "fair": _fair_deal(match, replay_id),
         "seat_names": [s.bot.name for s in seats],
         "api_url": f"/api/matches/{match.pk}/",
         "replay_api_url": f"/api/matches/{match.pk}/replay/",

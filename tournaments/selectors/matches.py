@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import Exists, OuterRef, Prefetch, QuerySet
 
 from tournaments.models import Match, MatchSeat, MatchStatus, Replay, Tournament
@@ -10,10 +12,11 @@ from tournaments.models import Match, MatchSeat, MatchStatus, Replay, Tournament
 DEALT_OUT = (MatchStatus.FINISHED, MatchStatus.CANCELLED)
 
 
-def _group_still_playing() -> Exists:
-    """Another rotation of the match's duplicate group (same deal) is still to be played."""
+def _group_still_playing(match: str = "") -> Exists:
+    """Another rotation of the match's duplicate group (same deal) is still to be played;
+    ``match`` is the path to the match from the rows annotated (empty: they are matches)."""
     return Exists(
-        Match.objects.filter(duplicate_group=OuterRef("duplicate_group"))
+        Match.objects.filter(duplicate_group=OuterRef(f"{match}duplicate_group"))
         .exclude(duplicate_group="")
         .exclude(status__in=DEALT_OUT)
     )
@@ -42,7 +45,12 @@ def match_seed_revealed(match: Match) -> bool:
             .annotate(g=_group_still_playing())
             .values_list("g", flat=True)[0]
         )
-    return not still_playing
+    return seed_revealed(status=match.status, group_still_playing=still_playing)
+
+
+def seed_revealed(*, status: str, group_still_playing: bool) -> bool:
+    """The rule of ``match_seed_revealed`` for a match read as plain values."""
+    return status in DEALT_OUT and not group_still_playing
 
 
 def match_list(*, tournament: Tournament | None = None) -> QuerySet[Match]:
@@ -61,6 +69,49 @@ def tournament_fixtures(*, tournament: Tournament) -> QuerySet[Match]:
     return match_list(tournament=tournament).order_by("round", "pk")
 
 
+# A seat row of a tournament's download: the seat's fields, then its match's (``match__``).
+FIXTURE_SEAT_FIELDS = (
+    "match_id",
+    "match__tournament_id",
+    "match__ladder_id",
+    "match__variant__name",
+    "match__round",
+    "match__duplicate_group",
+    "match__seed",
+    "match__status",
+    "match__attempts",
+    "match__max_attempts",
+    "match__rating_sequence",
+    "match__started_at",
+    "match__finished_at",
+    "match__created_at",
+    "has_replay",
+    "group_still_playing",
+    "seat",
+    "bot_id",
+    "bot__name",
+    "score",
+    "rank",
+    "faults",
+    "disqualified",
+)
+
+
+def tournament_fixture_seats(*, tournament: Tournament) -> QuerySet[MatchSeat, Any]:
+    """Every seat of the tournament's matches, in the fixtures' order (round, match, seat), as
+    named rows of ``FIXTURE_SEAT_FIELDS``: one query and no model objects, for a download of
+    any size read with ``.iterator()``."""
+    return (
+        MatchSeat.objects.filter(match__tournament=tournament)
+        .annotate(
+            has_replay=Exists(Replay.objects.filter(match=OuterRef("match_id"))),
+            group_still_playing=_group_still_playing("match__"),
+        )
+        .order_by("match__round", "match_id", "seat")
+        .values_list(*FIXTURE_SEAT_FIELDS, named=True)
+    )
+
+
 def match_detail_list() -> QuerySet[Match]:
     """Matches with each seat's bot and fault records, and their voided deals, for showing one
     match in full."""
@@ -73,8 +124,9 @@ def match_detail_list() -> QuerySet[Match]:
     return _with_has_replay(matches)
 
 
-def match_replay(*, match: Match) -> Replay | None:
-    """The match's stored replay, or None while it has none or its seed is not yet revealed."""
+def match_replay_id(*, match: Match) -> int | None:
+    """The id of the match's stored replay (read it by id only when it is needed: it can be
+    large), or None while it has none or its seed is not yet revealed."""
     if not match_seed_revealed(match):
         return None
-    return Replay.objects.filter(match=match).first()
+    return Replay.objects.filter(match=match).values_list("pk", flat=True).first()

@@ -25,7 +25,8 @@ def read_csv(response) -> list[dict[str, str]]:
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/csv")
     assert response["Content-Disposition"].startswith("attachment; filename=")
-    return list(csv.DictReader(io.StringIO(response.content.decode(), newline="")))
+    body = b"".join(response) if response.streaming else response.content
+    return list(csv.DictReader(io.StringIO(body.decode(), newline="")))
 
 
 def test_standings_download_as_csv_with_the_same_figures_as_the_json(client, world):

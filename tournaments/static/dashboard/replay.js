@@ -1,11 +1,11 @@
-/* The replay viewer: steps a finished match deal by deal and trick by trick, from the embedded JSON.
+/* The replay viewer: steps a finished match deal by deal and trick by trick, from the replay it
+ * fetches from the API (the viewer's data-replay-url; sent compressed, cached once finished).
  * Position (deal d, step k): k = 0 shows the deal after bidding; k = t shows trick t just won. */
 (function () {
   "use strict";
   var root = document.getElementById("replay");
   if (!root) return;
-  var dataNode = document.getElementById("replay-data");
-  var replay = dataNode ? JSON.parse(dataNode.textContent) : null;
+  var replayUrl = root.dataset.replayUrl;
   var namesNode = document.getElementById("seat-names");
   var names = namesNode ? JSON.parse(namesNode.textContent) : [];
   var deals = [], players = 0, decisions = {};
@@ -58,7 +58,6 @@
   }
 
   function load(data, seatNames) {
-    replay = data;
     names = seatNames || [];
     deals = data.deals || [];
     players = data.players;
@@ -282,12 +281,32 @@
     actions[name]();
   });
 
-  if (!replay || !(replay.deals || []).length) {
-    root.querySelector(".deal-head").textContent = "This replay holds no deals.";
-    root.hidden = !replay;  // the viewer shows once a file is loaded
+  function show(replay) {
+    if (!(replay.deals || []).length) {
+      root.querySelector(".deal-head").textContent = "This replay holds no deals.";
+      return;
+    }
+    load(replay, names);
+    var start = /^#deal-(\d+)-trick-(\d+)$/.exec(location.hash);
+    if (start) move(Number(start[1]) - 1, Number(start[2])); else move(0, 0);
+  }
+
+  if (!replayUrl) {
+    root.hidden = true;  // the viewer shows once a file is loaded
     return;
   }
-  load(replay, names);
-  var start = /^#deal-(\d+)-trick-(\d+)$/.exec(location.hash);
-  if (start) move(Number(start[1]) - 1, Number(start[2])); else move(0, 0);
+  root.querySelector(".deal-head").textContent = "Loading the replay…";
+  fetch(replayUrl, { headers: { Accept: "application/json" }, credentials: "same-origin" })
+    .then(function (response) {
+      if (!response.ok) throw new Error("the server answered " + response.status);
+      return response.json();
+    })
+    .then(function (replay) {
+      if (root.dataset.file) return;  // a file the viewer chose meanwhile stays shown
+      show(replay);
+    })
+    .catch(function (error) {
+      root.querySelector(".deal-head").textContent = "Cannot load the replay: " + (error.message || error) + ".";
+    })
+    .then(function () { root.dataset.loaded = "true"; });
 })();
