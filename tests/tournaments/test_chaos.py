@@ -106,6 +106,8 @@ def test_matches_end_once_and_ratings_equal_a_recompute_through_kills_and_outage
         time_limit_ms=2000,
         start_at=timezone.now(),  # beat starts it: this process sends no message
     )
+    # Staff marked it rated: its matches are in the rating order with the ladder's.
+    Tournament.objects.filter(pk=tournament.pk).update(rated=True)
     env = {
         "REDIS_URL": private_redis.url,
         "SWEEP_SECONDS": "2",

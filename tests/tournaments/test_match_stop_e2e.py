@@ -24,6 +24,7 @@ from tournaments.models import (
     MatchStatus,
     Rating,
     Replay,
+    Tournament,
     TournamentStatus,
     VoidReason,
 )
@@ -121,6 +122,8 @@ def test_an_organiser_cannot_void_a_running_match_by_cancelling_its_tournament(
         table_size=4,
         time_limit_ms=HOLD_S * 2000,
     )
+    # Staff marked it rated, so its match counts on the public leaderboard once played.
+    Tournament.objects.filter(pk=tournament.pk).update(rated=True)
     api = organiser_client
     assert api.post(f"/api/tournaments/{tournament.pk}/start/").status_code == 202
     wait_for(held.is_set, 120, f"the organiser's bot to be sent a {kind} message")

@@ -180,8 +180,9 @@ def test_a_finished_recompute_fits_the_ranks_through_dispatch(
     assert RankInterval.objects.filter(fit=fit).count() == len(bots)
 
 
-def test_the_fit_runs_on_the_control_queue_on_a_schedule():
-    assert route_task(Task.FIT_RANK_INTERVALS.value, (), {}, {}) is None  # the default queue
+def test_the_fit_runs_on_the_bulk_queue_on_a_schedule():
+    route = route_task(Task.FIT_RANK_INTERVALS.value, (), {}, {})
+    assert route == {"queue": f"{settings.CELERY_TASK_DEFAULT_QUEUE}.bulk"}
     entry = settings.CELERY_BEAT_SCHEDULE["fit-rank-intervals"]
     assert entry["task"] == Task.FIT_RANK_INTERVALS.value
     assert entry["schedule"] == float(settings.RANK_INTERVALS_SECONDS)

@@ -7,10 +7,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from django.contrib.auth.models import User
 
 from engine.scoring import rating_ranks
 from tests.arena.signing_bots import Checks, signing_bot
-from tests.conftest import client_for
+from tests.support.users import client_for
+from tests.tournaments.conftest import ladder_teams_apart
 from tournaments.models import (
     Bot,
     BotStatus,
@@ -20,6 +22,7 @@ from tournaments.models import (
     MatchStatus,
     Rating,
     RatingHistory,
+    SharedHost,
 )
 from tournaments.rating_math import RatingParams, rate
 from tournaments.services.bots import bot_verify
@@ -46,9 +49,14 @@ def ladder_of_four(oh_hell, make_bot, owner, settings, loopback_allowed):
     settings.BOT_HELLO_TIMEOUT_MS = 2000
     ladder = ladder_ensure_default()
 
-    def make(**fields) -> Bot:
+    # A ladder seats one bot of an owner, or of an address, at a table: each bot has an owner
+    # of its own, and loopback, where every test bot runs, is a shared host.
+    SharedHost.objects.get_or_create(address="127.0.0.1")
+
+    def make(*, of: User | None = None, **fields) -> Bot:
         fields.setdefault("status", BotStatus.ACTIVE)
-        return make_bot(owner, ladder_opt_in=True, **fields)
+        owner_of = of or User.objects.create_user(f"ladder-owner-{Bot.objects.count()}")
+        return make_bot(owner_of, ladder_opt_in=True, **fields)
 
     return ladder, make
 
@@ -60,7 +68,7 @@ def test_a_failed_verification_takes_the_bot_off_the_ladder_with_the_reason_in_w
     for _ in range(3):
         make()
     with signing_bot("secret-live") as good_url:
-        bot = make(endpoint_url=good_url, secret="secret-live", status=BotStatus.PENDING)
+        bot = make(of=owner, endpoint_url=good_url, secret="secret-live", status=BotStatus.PENDING)
         passed = bot_verify(bot=bot)
     assert passed.ok and passed.warnings == []
     bot.refresh_from_db()
@@ -115,6 +123,7 @@ def test_a_bot_refusing_every_request_of_a_match_leaves_the_ladder_and_is_left_o
 ):
     ladder, make = ladder_of_four
     others = playing_bots(3)
+    ladder_teams_apart(others)
     Bot.objects.filter(pk__in=[b.pk for b in others]).update(ladder_opt_in=True)
     refusing = make(endpoint_url=old_secret_bot)
     assert ladders_top_up() == 1
