@@ -79,10 +79,40 @@ def start(**variables: str) -> subprocess.CompletedProcess:
         ("AUTH_LOCKOUT_SECONDS", "15m"),
         ("MAX_REQUEST_BYTES", "1e6"),
         ("LOG_LEVEL", "loud"),
+        ("DB_POOL_MAX_SIZE", "-1"),
+        ("DB_POOL_MAX_SIZE", "ten"),
+        ("THROTTLE_DOWNLOAD_RATE", "30 a minute"),
+        ("TOURNAMENT_MATCHES_IN_FLIGHT", "0"),
+        ("RANK_INTERVALS_SECONDS", "5"),
+        ("RANK_INTERVALS_RESAMPLES", "many"),
+        ("RANK_INTERVALS_MAX_MATCHES", "9"),
+        ("RANK_INTERVALS_MIN_MATCHES", "0"),
+        ("BOTS_PER_ACCOUNT_MAX", "-3"),
+        ("LADDER_MAX_BOTS_PER_OWNER", "0"),
+        ("LADDER_MAX_TABLES_PER_OWNER", "two"),
+        ("EMAIL_BACKEND", "pigeon"),
+        ("EMAIL_PORT", "70000"),
+        ("HTTPS", "sometimes"),
     ],
 )
 def test_start_up_with_a_bad_setting_fails_naming_the_variable(name, value):
     result = start(**{name: value})
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr
+    assert f"{name}=" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "context"),
+    [
+        # Read only on PostgreSQL, with the pool on; the settings load without connecting.
+        ("DB_POOL_TIMEOUT", "0", {"DATABASE_URL": "postgres://db/ohhell"}),
+        # Read only when the site is served over HTTPS.
+        ("HSTS_SECONDS", "a year", {"HTTPS": "1"}),
+    ],
+)
+def test_a_bad_setting_read_only_in_some_deployments_fails_there_naming_it(name, value, context):
+    result = start(**context, **{name: value})
     assert result.returncode != 0
     assert "ImproperlyConfigured" in result.stderr
     assert f"{name}=" in result.stderr
