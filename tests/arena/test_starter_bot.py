@@ -3,15 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import http.client
 import importlib.util
-import os
-import re
 import statistics
-import subprocess
 import sys
 import time
-import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,23 +15,10 @@ import pytest
 
 from arena.checker import check_bot
 from arena.faults import BotHTTPStatusError
-from arena.limits import Limits
-from arena.netpolicy import NetworkPolicy
 from arena.signing import REQUEST_ID_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, sign_headers
-from arena.transport import BotClient, CallResult
+from tests.arena.starters import BID, LOOPBACK, SECRET, calls, post, serving
 
 STARTER = Path(__file__).resolve().parents[2] / "examples" / "starter_bot.py"
-SECRET = "starter-secret"
-LIMITS = Limits(time_limit_ms=2000)
-LOOPBACK = NetworkPolicy(allow_loopback=True)
-BID = {
-    "protocol": "ohhell/1",
-    "type": "bid",
-    "hand": ["AS", "KD", "3H", "JD"],
-    "legal": [0, 1, 2, 3, 4],
-    "trump": "D",
-    "time_limit_ms": 2000,
-}
 PLAY = {
     **BID,
     "type": "play",
@@ -48,30 +30,8 @@ PLAY = {
 @pytest.fixture(scope="module")
 def starter_bot() -> Iterator[str]:
     """Start the starter bot as its README says, on a free port, with a secret."""
-    env = {**os.environ, "OHHELL_SECRET": SECRET}
-    proc = subprocess.Popen(
-        [sys.executable, str(STARTER), "--port", "0"],
-        stdout=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        match = re.search(r"http://[\d.]+:\d+/", line)
-        assert match, line
-        yield match.group(0)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-
-
-def calls(url: str, messages: list[dict[str, Any]], secret: str = SECRET) -> list[CallResult]:
-    async def run() -> list[CallResult]:
-        async with BotClient(limits=LIMITS, policy=LOOPBACK) as client:
-            return [await client.call(url, secret, m) for m in messages]
-
-    return asyncio.run(run())
+    with serving([sys.executable, str(STARTER)]) as (url, _line):
+        yield url
 
 
 def test_the_starter_bot_answers_hello_bid_play_and_result(starter_bot: str) -> None:
@@ -157,16 +117,6 @@ def test_the_starter_verifier_accepts_what_the_arena_signs() -> None:
     )
 
 
-def _post(url: str, body: bytes, headers: dict[str, str]) -> int:
-    parts = urllib.parse.urlsplit(url)
-    conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=30)
-    try:
-        conn.request("POST", "/", body=body, headers=headers)
-        return conn.getresponse().status
-    finally:
-        conn.close()
-
-
 @pytest.mark.parametrize(
     "bad",
     [
@@ -182,7 +132,7 @@ def test_the_starter_bot_answers_a_hostile_header_with_a_4xx_and_keeps_serving(
     body = b'{"protocol":"ohhell/1","type":"hello"}'
     headers = {**sign_headers(SECRET, body), "Content-Type": "application/json", **bad}
 
-    assert 400 <= _post(starter_bot, body, headers) < 500
+    assert 400 <= post(starter_bot, body, headers) < 500
     assert calls(starter_bot, [BID])[0].data == {"bid": 2}
 
 
@@ -190,8 +140,8 @@ def test_the_starter_bot_refuses_a_replayed_request(starter_bot: str) -> None:
     body = b'{"protocol":"ohhell/1","type":"hello"}'
     headers = {**sign_headers(SECRET, body), "Content-Type": "application/json"}
 
-    assert _post(starter_bot, body, headers) == 200
-    assert _post(starter_bot, body, headers) == 409
+    assert post(starter_bot, body, headers) == 200
+    assert post(starter_bot, body, headers) == 409
 
 
 def test_the_starter_bot_answers_a_type_it_does_not_know_with_an_empty_object(
@@ -209,7 +159,7 @@ def test_the_starter_bot_refuses_a_timestamp_more_than_5_minutes_off(
     body = b'{"protocol":"ohhell/1","type":"hello"}'
     headers = sign_headers(SECRET, body, now=time.time() - age_s)
 
-    assert _post(starter_bot, body, {**headers, "Content-Type": "application/json"}) == 401
+    assert post(starter_bot, body, {**headers, "Content-Type": "application/json"}) == 401
 
 
 def test_the_starter_bot_passes_the_checker_and_its_signing_probes(starter_bot: str) -> None:

@@ -3,13 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import http.client
-import os
-import re
 import shutil
-import subprocess
 import time
-import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,14 +13,13 @@ import pytest
 
 from arena.checker import check_bot
 from arena.faults import BotHTTPStatusError
-from arena.limits import Limits
 from arena.match import MatchOutcome, Seat, play_match
-from arena.netpolicy import NetworkPolicy
 from arena.seats import HttpSeat, LocalSeat
 from arena.signing import REQUEST_ID_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, sign_headers
-from arena.transport import BotClient, CallResult
+from arena.transport import BotClient
 from engine.players import make_player
 from engine.presets import preset
+from tests.arena.starters import BID, LIMITS, LOOPBACK, SECRET, calls, post, serving
 
 NODE = shutil.which("node")
 if NODE is None:
@@ -35,48 +29,16 @@ if NODE is None:
     )
 
 STARTER = Path(__file__).resolve().parents[2] / "examples" / "starter_bot.js"
-SECRET = "starter-secret"
-LIMITS = Limits(time_limit_ms=2000)
-LOOPBACK = NetworkPolicy(allow_loopback=True)
 HELLO = b'{"protocol":"ohhell/1","type":"hello"}'
-BID = {
-    "protocol": "ohhell/1",
-    "type": "bid",
-    "hand": ["AS", "KD", "3H", "JD"],
-    "legal": [0, 1, 2, 3, 4],
-    "trump": "D",
-    "time_limit_ms": 2000,
-}
 
 
 @pytest.fixture(scope="module")
 def js_bot() -> Iterator[str]:
     """Start the JavaScript starter bot as its header says, on a free port, with a secret."""
     assert NODE is not None
-    proc = subprocess.Popen(
-        [NODE, str(STARTER), "--port", "0"],
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "OHHELL_SECRET": SECRET},
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        match = re.search(r"http://[\d.]+:\d+/", line)
-        assert match, line
+    with serving([NODE, str(STARTER)]) as (url, line):
         assert "(checking signatures)" in line
-        yield match.group(0)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-
-
-def calls(url: str, messages: list[dict[str, Any]], secret: str = SECRET) -> list[CallResult]:
-    async def run() -> list[CallResult]:
-        async with BotClient(limits=LIMITS, policy=LOOPBACK) as client:
-            return [await client.call(url, secret, m) for m in messages]
-
-    return asyncio.run(run())
+        yield url
 
 
 def _match(url: str, variant_name: str, seed: int, **options: Any) -> MatchOutcome:
@@ -154,21 +116,11 @@ def test_the_js_starter_bot_refuses_a_request_signed_with_another_secret(js_bot:
     assert info.value.status == 401
 
 
-def _post(url: str, body: bytes, headers: dict[str, str]) -> int:
-    parts = urllib.parse.urlsplit(url)
-    conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=30)
-    try:
-        conn.request("POST", "/", body=body, headers=headers)
-        return conn.getresponse().status
-    finally:
-        conn.close()
-
-
 def test_the_js_starter_bot_refuses_a_replayed_request(js_bot: str) -> None:
     headers = {**sign_headers(SECRET, HELLO), "Content-Type": "application/json"}
 
-    assert _post(js_bot, HELLO, headers) == 200
-    assert _post(js_bot, HELLO, headers) == 409
+    assert post(js_bot, HELLO, headers) == 200
+    assert post(js_bot, HELLO, headers) == 409
 
 
 @pytest.mark.parametrize("age_s", [301, -301])
@@ -177,7 +129,7 @@ def test_the_js_starter_bot_refuses_a_timestamp_more_than_5_minutes_off(
 ) -> None:
     headers = sign_headers(SECRET, HELLO, now=time.time() - age_s)
 
-    assert _post(js_bot, HELLO, {**headers, "Content-Type": "application/json"}) == 401
+    assert post(js_bot, HELLO, {**headers, "Content-Type": "application/json"}) == 401
 
 
 @pytest.mark.parametrize(
@@ -195,7 +147,7 @@ def test_the_js_starter_bot_answers_a_hostile_header_with_a_4xx_and_keeps_servin
 ) -> None:
     headers = {**sign_headers(SECRET, HELLO), "Content-Type": "application/json", **bad}
 
-    assert 400 <= _post(js_bot, HELLO, headers) < 500
+    assert 400 <= post(js_bot, HELLO, headers) < 500
     assert calls(js_bot, [BID])[0].data == {"bid": 2}
 
 
@@ -203,4 +155,4 @@ def test_the_js_starter_bot_answers_a_body_that_is_not_json_with_a_400(js_bot: s
     body = b"not json"
     headers = {**sign_headers(SECRET, body), "Content-Type": "application/json"}
 
-    assert _post(js_bot, body, headers) == 400
+    assert post(js_bot, body, headers) == 400
