@@ -14,7 +14,6 @@ import http.client
 import os
 import select
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -25,6 +24,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+from tests.processes import answering
 
 ROOT = Path(__file__).resolve().parent.parent
 NGINX_CONF = ROOT / "docker" / "nginx.conf"
@@ -105,16 +106,8 @@ def nginx(upstream_port: int) -> Iterator[int]:
         command = [str(binary), "-p", f"{prefix}/", "-c", str(conf)]
         command += ["-g", f"daemon off; pid {prefix}/nginx.pid; error_log stderr;"]
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, start_new_session=True)
-        try:
-            deadline = time.monotonic() + 30
-            while probe(port, "/api/health/", 5).status != 200:
-                assert process.poll() is None, "nginx exited at start"
-                assert time.monotonic() < deadline, "nginx did not answer in 30 s"
-                time.sleep(0.1)
+        with answering(process, port, "nginx", within_s=30):
             yield port
-        finally:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=30)
 
 
 @dataclass(frozen=True)

@@ -5,11 +5,9 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.processes import answering
 from tests.tournaments.workers import database_url
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,22 +41,8 @@ def gunicorn(workers: int = 1, **variables: str) -> Iterator[int]:
         command, cwd=ROOT, env=env, pass_fds=[listener.fileno()], start_new_session=True
     )
     listener.close()  # gunicorn holds its own copy
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            assert process.poll() is None, "gunicorn exited at start"
-            try:
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-                conn.request("GET", "/api/health/")
-                conn.getresponse().read()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "gunicorn did not answer in 120 s"
-                time.sleep(0.2)
+    with answering(process, port, "gunicorn", within_s=120):
         yield port
-    finally:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=30)
 
 
 @dataclass(frozen=True)
