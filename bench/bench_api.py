@@ -1,7 +1,8 @@
 """Throughput and latency of the bot and variant list endpoints, served by gunicorn.
 
 Loads 10,000 bots into a fresh PostgreSQL database, then for each database connection mode
-(persistent: DB_CONN_MAX_AGE=600, per request: DB_CONN_MAX_AGE=0) starts gunicorn with 2 gthread
+(pooled, the default: DB_POOL_MAX_SIZE=10; persistent: no pool, DB_CONN_MAX_AGE=600; per
+request: no pool, DB_CONN_MAX_AGE=0) starts gunicorn with 2 gthread
 workers on loopback and drives GET /api/bots/ and GET /api/variants/ with a keep-alive load
 generator (threads, one connection each; it counts the connections it had to open), in paired
 rounds against an anchor on the same server, GET /api/health/ (a DRF view with no database
@@ -95,18 +96,35 @@ print(json.dumps(out))
 ANCHOR = "/api/health/"  # a trivial DRF view on the same server: no database, no session
 
 
-def start_gunicorn(conn_max_age: int, extra_env: dict[str, str] | None = None) -> subprocess.Popen:
+# Each connection mode as the settings read it (config/settings.py).
+MODES = {
+    "pooled (DB_POOL_MAX_SIZE=10)": {"DB_POOL_MAX_SIZE": "10"},
+    "persistent (DB_POOL_MAX_SIZE=0, DB_CONN_MAX_AGE=600)": {
+        "DB_POOL_MAX_SIZE": "0",
+        "DB_CONN_MAX_AGE": "600",
+    },
+    "per request (DB_POOL_MAX_SIZE=0, DB_CONN_MAX_AGE=0)": {
+        "DB_POOL_MAX_SIZE": "0",
+        "DB_CONN_MAX_AGE": "0",
+    },
+}
+
+
+def start_gunicorn(
+    mode: dict[str, str], extra_env: dict[str, str] | None = None
+) -> subprocess.Popen:
     """Start gunicorn with 2 threaded workers (they keep connections alive) and wait for it.
 
     Sync workers close every connection after one response, so a "keep-alive" client would
     reconnect for each request; gthread workers keep them open (``load`` counts reconnects).
     """
-    env = {**BASE_ENV, "DB_CONN_MAX_AGE": str(conn_max_age), **(extra_env or {})}
+    env = {**BASE_ENV, **mode, **(extra_env or {})}
     command = [
         str(Path(sys.executable).parent / "gunicorn"),
         "config.wsgi",
         *("--workers", "2", "--worker-class", "gthread", "--threads", "4"),
         *("--keep-alive", "60", "--bind", f"127.0.0.1:{PORT}", "--log-level", "warning"),
+        "--no-control-socket",
     ]
     server = subprocess.Popen(command, env=env, cwd=ROOT)
     for _ in range(100):
@@ -244,9 +262,9 @@ def main() -> None:
         f"\ngunicorn, 2 gthread workers x 4 threads; {args.connections} keep-alive connections;"
         f" {args.rounds} paired rounds of {args.seconds:.0f} s against {ANCHOR}"
     )
-    for conn_max_age in (600, 0):
-        print(f"\nDB_CONN_MAX_AGE={conn_max_age}\n{PAIRED_HEADER}")
-        server = start_gunicorn(conn_max_age)
+    for name, mode in MODES.items():
+        print(f"\n{name}\n{PAIRED_HEADER}")
+        server = start_gunicorn(mode)
         try:
             for path in ENDPOINTS:
                 result = paired(path, args.rounds, args.seconds, args.connections)

@@ -2,7 +2,8 @@
 
 Loads 10,000 bots and 1,000,000 rated matches of 4 seats (4,000,000 seats, 4,000,000 rating
 history rows, 10,000 ratings) into a PostgreSQL database of its own with COPY, then serves it
-with gunicorn (2 workers, DB_CONN_MAX_AGE=600) on loopback and drives, one after the other:
+with gunicorn (2 workers, pooled database connections, the default) on loopback and drives, one
+after the other:
 
 - GET /api/leaderboard/?variant=oh-hell, the first page and a deep page (page_size 50);
 - GET /api/bots/{id}/rating-history/?variant=oh-hell, the first page, a random bot a request;
@@ -351,7 +352,7 @@ def serve_and_measure(paths: dict[str, PathMaker], args: argparse.Namespace) -> 
 
     bench_api.PORT = PORT
     print(
-        f"\ngunicorn, 2 gthread workers x 4 threads, DB_CONN_MAX_AGE=600; {args.connections}"
+        f"\ngunicorn, 2 gthread workers x 4 threads, pooled connections; {args.connections}"
         f" keep-alive connections; {args.rounds} paired rounds of {args.seconds:.0f} s each"
         f" against {bench_api.ANCHOR} (ABBA order); page_size 50"
     )
@@ -359,7 +360,7 @@ def serve_and_measure(paths: dict[str, PathMaker], args: argparse.Namespace) -> 
     # cache (the default), once without it, which is what a page costs after each rating write.
     for cache_seconds in ("60", "0"):
         print(f"\nLEADERBOARD_CACHE_SECONDS={cache_seconds}\n{bench_api.PAIRED_HEADER}")
-        server = bench_api.start_gunicorn(600, {"LEADERBOARD_CACHE_SECONDS": cache_seconds})
+        server = bench_api.start_gunicorn({}, {"LEADERBOARD_CACHE_SECONDS": cache_seconds})
         try:
             for label, make in paths.items():
                 if cache_seconds == "0" and "leaderboard" not in label:
