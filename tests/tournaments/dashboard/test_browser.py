@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
@@ -177,12 +178,19 @@ def test_progress_fixtures_and_standings_follow_finished_matches_without_a_reloa
     shoot(page, "tournament")
 
 
+def open_replay(page: Any, match_id: int) -> Any:
+    """Open a match page and wait for its viewer to load the replay it fetches after the page."""
+    page.goto(f"/matches/{match_id}/")
+    viewer = page.locator('#replay[data-loaded="true"]')
+    viewer.wait_for(timeout=15_000)
+    return viewer
+
+
 def test_the_replay_viewer_steps_through_every_trick_of_a_deal_and_names_each_winner(page, world):
     match = world.finished[1]
     replay = Replay.objects.get(match=match).data
     names = [s.bot.name for s in match.seats.select_related("bot").order_by("seat")]
-    page.goto(f"/matches/{match.pk}/")
-    viewer = page.locator("#replay")
+    viewer = open_replay(page, match.pk)
     viewer.focus()
     for number in (1, 2):
         deal = replay["deals"][number - 1]
@@ -355,8 +363,7 @@ def test_a_chart_of_one_rated_match_spans_hours_around_it_not_years(page, world)
 def test_the_scrubber_jumps_to_any_deal_and_trick(page, world):
     match = world.finished[2]
     deals = Replay.objects.get(match=match).data["deals"]
-    page.goto(f"/matches/{match.pk}/")
-    viewer = page.locator("#replay")
+    viewer = open_replay(page, match.pk)
     positions = sum(len(d["tricks"]) + 1 for d in deals)
     page.locator(".scrubber").fill(str(positions - 1))
     assert viewer.get_attribute("data-deal") == str(len(deals))
@@ -383,7 +390,7 @@ def test_fallback_moves_are_marked_and_each_move_shows_its_latency(page, world):
     ]
     stored.data = {**stored.data, "decisions": decisions}
     stored.save(update_fields=["data"])
-    page.goto(f"/matches/{match.pk}/")
+    open_replay(page, match.pk)
     assert page.locator(".seat .bid-decision").first.inner_text() == "bid took 40 ms"
     page.keyboard.press("ArrowRight")
     marker = page.locator(".trick-info .fallback")
