@@ -4,6 +4,7 @@ For bot authors before registering: ``hello``, then a sample of real ``bid`` and
 requests drawn from games of several variants (closed bidding, must-trump, the dealer's turned
 card, eight players...), each answer parsed as strictly as in a match; then the signing probes
 (``arena.probes``): unsigned, forged, replayed and stale requests, each of which it must refuse.
+The samples share one time bank, charged as a match charges a seat's (``arena.timebank``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from arena.limits import Limits
 from arena.netpolicy import NetworkPolicy
 from arena.probes import ProbeResult, probe_signing
 from arena.protocol import MessageType, decision_message, parse_bid, parse_card
+from arena.timebank import DEFAULT_TIME_BANK_MS, TimeBank
 from arena.transport import BotClient
 from engine.game import Game
 from engine.presets import preset
@@ -46,6 +48,8 @@ class CheckReport:
     faults: list[str] = field(default_factory=list)
     time_limit_ms: int = 1000
     probes: tuple[ProbeResult, ...] = ()
+    # The samples' time bank, with every sample's latency, answered legally or not.
+    bank: TimeBank = field(default_factory=lambda: TimeBank(DEFAULT_TIME_BANK_MS))
 
     @property
     def passed(self) -> bool:
@@ -78,11 +82,19 @@ class CheckReport:
             reasons.append(
                 f"p95 latency {p95:.1f} ms is over half the {self.time_limit_ms} ms limit"
             )
+        if self.bank.over_limit:
+            reasons.append(
+                f"{self.bank.over_limit} answers took longer than their time limit and drew "
+                f"{self.bank.used_ms} ms of the {self.bank.start_ms} ms time bank"
+            )
         return reasons
 
 
-def sample_requests(count: int, seed: int, time_limit_ms: int) -> list[dict[str, Any]]:
-    """Draw ``count`` real bid and play requests from random games of the sample variants."""
+def sample_requests(
+    count: int, seed: int, time_limit_ms: int, time_bank_ms: int = DEFAULT_TIME_BANK_MS
+) -> list[dict[str, Any]]:
+    """Draw ``count`` real bid and play requests from random games of the sample variants,
+    each telling the bank ``time_bank_ms`` (a checker sets the bank left as it calls)."""
     rng = random.Random(seed)
     requests: list[dict[str, Any]] = []
     while len(requests) < count:
@@ -106,6 +118,7 @@ def sample_requests(count: int, seed: int, time_limit_ms: int) -> list[dict[str,
                 game.legal_actions(),
                 match_id=f"check-{len(requests)}",
                 time_limit_ms=limit,
+                time_bank_ms=time_bank_ms,
             )
         )
     return requests
@@ -118,11 +131,13 @@ async def check_bot(
     samples: int = 28,
     seed: int = 0,
     time_limit_ms: int = 1000,
+    time_bank_ms: int = DEFAULT_TIME_BANK_MS,
     policy: NetworkPolicy | None = None,
 ) -> CheckReport:
     """Call ``endpoint`` with hello and sample requests; return the report."""
     limits = Limits(time_limit_ms=time_limit_ms)
-    report = CheckReport(endpoint=endpoint, samples=samples, time_limit_ms=time_limit_ms)
+    bank = TimeBank(time_bank_ms)
+    report = CheckReport(endpoint=endpoint, samples=samples, time_limit_ms=time_limit_ms, bank=bank)
     async with BotClient(limits=limits, policy=policy or NetworkPolicy()) as client:
         try:
             hello = await client.hello(endpoint, secret)
@@ -132,16 +147,23 @@ async def check_bot(
             return report
         report.probes = await probe_signing(client, endpoint, secret)
         for i, message in enumerate(sample_requests(samples, seed, time_limit_ms)):
+            limit = message["time_limit_ms"]
+            message["time_bank_ms"] = bank.left_ms
+            latency_ms: float | None = None
             try:
                 result = await client.call(
-                    endpoint, secret, message, time_limit_ms=message["time_limit_ms"]
+                    endpoint, secret, message, time_limit_ms=bank.allowed_ms(limit)
                 )
+                latency_ms = result.latency_ms
+                bank.charge(limit, latency_ms)
                 if message["type"] is MessageType.BID:
                     parse_bid(result.data, message["legal"])
                 else:
                     parse_card(result.data, message["legal"])
                 report.latencies_ms.append(result.latency_ms)
             except BotFault as fault:
+                if latency_ms is None and fault.latency_ms is not None:
+                    bank.charge(limit, fault.latency_ms)
                 where = f"sample {i + 1} ({message['type']}, {message['variant']['name']})"
                 report.faults.append(f"{where}: {fault.kind}: {fault.detail}")
     return report

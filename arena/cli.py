@@ -12,6 +12,7 @@ from arena.checker import check_bot
 from arena.limits import Limits
 from arena.local import local_match
 from arena.netpolicy import NetworkPolicy
+from arena.timebank import DEFAULT_TIME_BANK_MS, MAX_TIME_BANK_MS, TimeBank
 from engine.errors import InvalidVariantError
 from engine.players import PLAYERS
 from engine.presets import PRESETS, preset
@@ -34,6 +35,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--samples", type=int, default=28)
     check.add_argument("--seed", type=int, default=0)
     check.add_argument("--time-limit-ms", type=int, default=1000)
+    _time_bank_flag(check)
     _network_flags(check)
 
     match = sub.add_parser("match", help="play a local match against reference players")
@@ -47,9 +49,35 @@ def _parser() -> argparse.ArgumentParser:
     match.add_argument("--seed", type=int, default=1)
     match.add_argument("--secret", default="")
     match.add_argument("--time-limit-ms", type=int, default=1000)
+    _time_bank_flag(match)
     match.add_argument("--out", type=Path, help="write the replay to this file")
     _network_flags(match)
     return parser
+
+
+def _bank_ms(text: str) -> int:
+    value = int(text)
+    if not 0 <= value <= MAX_TIME_BANK_MS:
+        raise argparse.ArgumentTypeError(f"must be 0 to {MAX_TIME_BANK_MS} ms, not {value}")
+    return value
+
+
+def _time_bank_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--time-bank-ms",
+        type=_bank_ms,
+        default=DEFAULT_TIME_BANK_MS,
+        help="each seat's time bank for answers over the time limit (0: none)",
+    )
+
+
+def _bank_line(bank: TimeBank) -> str:
+    timing = bank.summary()
+    return (
+        f"{timing['time_bank_used_ms']} of {timing['time_bank_ms']} ms used "
+        f"({timing['time_bank_left_ms']} ms left), {timing['over_limit']} of "
+        f"{timing['decisions']} answers over the time limit"
+    )
 
 
 def _network_flags(parser: argparse.ArgumentParser) -> None:
@@ -72,6 +100,7 @@ def _check(args: argparse.Namespace) -> int:
             samples=args.samples,
             seed=args.seed,
             time_limit_ms=args.time_limit_ms,
+            time_bank_ms=args.time_bank_ms,
             policy=_policy(args),
         )
     )
@@ -84,6 +113,8 @@ def _check(args: argparse.Namespace) -> int:
             f"latency:  p50 {report.percentile(0.5):.1f} ms, p95 {report.percentile(0.95):.1f}"
             f" ms, max {max(report.latencies_ms):.1f} ms"
         )
+    if report.bank.latencies_ms:
+        print(f"bank:     {_bank_line(report.bank)}")
     if report.probes:
         refused = sum(not probe.accepted for probe in report.probes)
         print(f"signing:  {refused}/{len(report.probes)} probes refused, as they must be")
@@ -114,7 +145,7 @@ def _match(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             opponents=opponents,
             seed=args.seed,
             secret=args.secret,
-            limits=Limits(time_limit_ms=args.time_limit_ms),
+            limits=Limits(time_limit_ms=args.time_limit_ms, time_bank_ms=args.time_bank_ms),
             policy=_policy(args),
         )
     )
@@ -124,6 +155,12 @@ def _match(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             f"{seat.rank}. seat {seat.seat} {seat.label}: {seat.score} points, "
             f"{seat.exact_bids}/{seat.deals} exact bids, faults: {faults}"
         )
+        if seat.bank.latencies_ms:
+            timing = seat.bank.summary()
+            print(
+                f"   latency median {timing['median_ms']} ms, max {timing['max_ms']} ms; "
+                f"time bank {_bank_line(seat.bank)}"
+            )
     if args.out:
         args.out.write_text(json.dumps(outcome.replay))
         print(f"replay written to {args.out}")

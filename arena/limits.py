@@ -14,11 +14,17 @@ class Limits:
 
     The time limit covers the whole exchange: connecting, sending, the status line, the headers
     and the body. A call is cut at ``time_limit + grace_ms``: the grace absorbs network transit
-    and scheduling jitter, so a bot answering just in time is not faulted for our latency.
+    and scheduling jitter, so a bot answering just in time is not faulted for our latency. In a
+    match each seat also has a time bank of ``time_bank_ms`` that its decisions over the limit
+    draw on (``arena.timebank``); a decision is then cut at the limit plus the bank left plus
+    the grace.
     """
 
     # Time a bot may take for a play; tournaments set their own via ``with_time_limit``.
     time_limit_ms: int = 1000
+    # Each seat's time bank for a whole match, in ms (0: none); competitions set their own via
+    # ``with_time_bank``.
+    time_bank_ms: int = 0
     # Bids get this many times a play's time (docs/rules.md 3.9).
     bid_time_factor: int = 2
     # Fixed slack after the time limit before the call is cut; the same for every bot.
@@ -52,8 +58,9 @@ class Limits:
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"Limits.{name} must be at least 1, not {getattr(self, name)!r}")
-        if self.grace_ms < 0:
-            raise ValueError(f"Limits.grace_ms must not be negative, not {self.grace_ms!r}")
+        for name in ("grace_ms", "time_bank_ms"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"Limits.{name} must not be negative, not {getattr(self, name)!r}")
         if self.keepalive_timeout_s <= 0:
             raise ValueError("Limits.keepalive_timeout_s must be positive")
         if not 0 <= self.outage_wait_s < math.inf:
@@ -77,3 +84,7 @@ class Limits:
     def with_time_limit(self, time_limit_ms: int) -> Limits:
         """Return these limits with a tournament's per-play time control."""
         return replace(self, time_limit_ms=time_limit_ms)
+
+    def with_time_bank(self, time_bank_ms: int) -> Limits:
+        """Return these limits with a competition's per-match time bank."""
+        return replace(self, time_bank_ms=time_bank_ms)

@@ -33,6 +33,7 @@ from arena.protocol import (
     parse_card,
     result_message,
 )
+from arena.timebank import TimeBank
 from arena.transport import CallResult
 from engine.game import Game, Phase
 from engine.observation import observe
@@ -56,7 +57,11 @@ class Seat(Protocol):
     label: str
 
     async def call(self, message: dict[str, Any], time_limit_ms: int) -> CallResult:
-        """Answer ``message`` with the parsed JSON answer and its latency, or raise BotFault."""
+        """Answer ``message`` with the parsed JSON answer and its latency, or raise BotFault.
+
+        ``time_limit_ms`` is the time the call may take before the grace: for a decision, the
+        message's ``time_limit_ms`` plus the seat's bank left (``TimeBank.allowed_ms``).
+        """
         ...
 
 
@@ -130,6 +135,7 @@ class SeatOutcome:
     exact_bids: int
     deals: int
     stats: SeatStats
+    bank: TimeBank
 
     def to_dict(self) -> dict[str, Any]:
         """Return the stored form."""
@@ -149,6 +155,7 @@ class SeatOutcome:
             "disqualified": s.disqualified,
             "refused_every_request": s.refused_every_request,
             "faults": {kind: stat.to_dict() for kind, stat in s.faults.items()},
+            "timing": self.bank.summary(),
         }
 
 
@@ -193,6 +200,7 @@ class MatchRunner:
         self.limits = limits
         self.match_id = match_id
         self.stats = [SeatStats() for _ in seats]
+        self.banks = [TimeBank(limits.time_bank_ms) for _ in seats]
         self.time_limits = {kind: limits.time_limit_for(kind) for kind in (_BID, _PLAY)}
         self.network_check = network_check
         # The outage being waited out, shared by every ask that fails during it, and the seconds
@@ -238,6 +246,7 @@ class MatchRunner:
         self, seat: int, kind: MessageType, legal: Sequence[Any], to_act: int | None = None
     ) -> Any:
         stats = self.stats[seat]
+        bank = self.banks[seat]
         bidding = kind is _BID
         game = self.game
         record: dict[str, Any] = {
@@ -248,6 +257,8 @@ class MatchRunner:
             "latency_ms": None,
             "fallback": False,
             "fault": None,
+            # The seat's bank left once this decision is charged.
+            "time_bank_ms": bank.left_ms,
         }
         self.decisions.append(record)
         if stats.disqualified:
@@ -258,13 +269,20 @@ class MatchRunner:
         if to_act is not None:
             observation["to_act"] = to_act
         message = decision_message(
-            kind, observation, legal, match_id=self.match_id, time_limit_ms=time_limit_ms
+            kind,
+            observation,
+            legal,
+            match_id=self.match_id,
+            time_limit_ms=time_limit_ms,
+            time_bank_ms=bank.left_ms,
         )
         while True:
             latency_ms: float | None = None
             try:
-                result = await self.seats[seat].call(message, time_limit_ms)
+                result = await self.seats[seat].call(message, bank.allowed_ms(time_limit_ms))
                 latency_ms = result.latency_ms
+                bank.charge(time_limit_ms, latency_ms)
+                record["time_bank_ms"] = bank.left_ms
                 record["latency_ms"] = round(latency_ms, 1)
                 stats.record_latency(latency_ms)
                 answer = result.data
@@ -274,6 +292,9 @@ class MatchRunner:
                     continue  # the same question again, as a fresh request
                 if fault.latency_ms is None:
                     fault.latency_ms = latency_ms
+                elif latency_ms is None:  # the call itself faulted, after this long
+                    bank.charge(time_limit_ms, fault.latency_ms)
+                    record["time_bank_ms"] = bank.left_ms
                 stats.record_fault(fault, self.limits.max_faults_per_match)
                 record.update(fallback=True, fault=str(fault.kind))
                 if fault.latency_ms is not None:
@@ -330,6 +351,7 @@ class MatchRunner:
                 ranks=game.ranks(),
                 disqualified=disqualified,
                 faults=self.stats[seat].fault_count,
+                timing=self.banks[seat].summary(),
             )
             with contextlib.suppress(BotFault):
                 await self.seats[seat].call(message, self.limits.time_limit_ms)
@@ -351,6 +373,7 @@ class MatchRunner:
                 exact_bids=exact[s],
                 deals=len(game.deals),
                 stats=self.stats[s],
+                bank=self.banks[s],
             )
             for s in range(game.players)
         ]

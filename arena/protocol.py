@@ -37,12 +37,15 @@ def decision_message(
     *,
     match_id: str,
     time_limit_ms: int,
+    time_bank_ms: int,
 ) -> dict[str, Any]:
-    """Return a ``bid`` or ``play`` request: the seat's observation plus ``legal``."""
+    """Return a ``bid`` or ``play`` request: the seat's observation plus ``legal``, with its
+    time limit and the seat's time bank left (``arena.timebank``)."""
     return {
         "protocol": PROTOCOL,
         "match_id": match_id,
         "time_limit_ms": time_limit_ms,
+        "time_bank_ms": time_bank_ms,
         "type": kind,
         "legal": list(legal),
         **observation,
@@ -57,8 +60,10 @@ def result_message(
     ranks: Sequence[int],
     disqualified: Sequence[bool],
     faults: int,
+    timing: dict[str, Any],
 ) -> dict[str, Any]:
-    """Return the ``result`` message sent to each seat when a match ends."""
+    """Return the ``result`` message sent to each seat when a match ends, with the seat's own
+    latencies and time bank as the arena measured them (``TimeBank.summary``)."""
     return {
         "protocol": PROTOCOL,
         "type": MessageType.RESULT,
@@ -69,6 +74,7 @@ def result_message(
         "ranks": list(ranks),
         "disqualified": list(disqualified),
         "faults": faults,
+        "timing": timing,
     }
 
 

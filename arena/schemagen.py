@@ -125,6 +125,12 @@ def _decision(kind: MessageType, legal: dict[str, Any]) -> dict[str, Any]:
             "minimum": 1,
             "description": "answer within this (bids get twice a play's time)",
         },
+        "time_bank_ms": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "your time bank left in this match: time over time_limit_ms is "
+            "drawn from it before the answer is a timeout (0: none left, or no bank)",
+        },
         "legal": {**legal, "minItems": 1, "description": "the exact list of legal answers"},
         **_observation(),
     }
@@ -133,6 +139,27 @@ def _decision(kind: MessageType, legal: dict[str, Any]) -> dict[str, Any]:
         "required": sorted(props),
         "additionalProperties": False,
         "properties": props,
+    }
+
+
+def _timing() -> dict[str, Any]:
+    ms_or_null = {"type": ["number", "null"], "minimum": 0}
+    whole_ms = {"type": "integer", "minimum": 0}
+    props = {
+        "decisions": {**whole_ms, "description": "your bids and plays the arena timed"},
+        "median_ms": {**ms_or_null, "description": "their median latency (null: none)"},
+        "max_ms": {**ms_or_null, "description": "their longest latency (null: none)"},
+        "over_limit": {**whole_ms, "description": "decisions over their time limit"},
+        "time_bank_ms": {**whole_ms, "description": "the bank you started the match with"},
+        "time_bank_used_ms": {**whole_ms, "description": "the bank your decisions drew"},
+        "time_bank_left_ms": {**whole_ms, "description": "the bank left at the end"},
+    }
+    return {
+        "type": "object",
+        "required": sorted(props),
+        "additionalProperties": False,
+        "properties": props,
+        "description": "your own latencies and time bank in the match, as the arena measured them",
     }
 
 
@@ -151,6 +178,7 @@ def schemas() -> dict[str, dict[str, Any]]:
             "ranks",
             "disqualified",
             "faults",
+            "timing",
         ],
         "properties": {
             **COMMON,
@@ -161,6 +189,7 @@ def schemas() -> dict[str, dict[str, Any]]:
             "ranks": {**PER_SEAT, "description": "final ranks (1 best; equal totals share)"},
             "disqualified": {"type": "array", "items": {"type": "boolean"}},
             "faults": {"type": "integer", "minimum": 0, "description": "your faults in it"},
+            "timing": _timing(),
         },
     }
     hello = {

@@ -65,6 +65,7 @@ from arena.netpolicy import NetworkPolicy  # noqa: E402
 from arena.protocol import MessageType, decision_message  # noqa: E402
 from arena.runtime import WorkerLoop, worker_loop  # noqa: E402
 from arena.seats import HttpSeat  # noqa: E402
+from arena.timebank import DEFAULT_TIME_BANK_MS  # noqa: E402
 from arena.transport import BotClient, CallResult, encode_message  # noqa: E402
 from engine.game import Game, Phase  # noqa: E402
 from engine.presets import preset  # noqa: E402
@@ -303,7 +304,8 @@ def bench_overhead(url: str, rounds: int, matches: int) -> dict[str, Any]:
     its fastest); ``typical``: ``session.post(url, json=message)`` and ``response.json()``, as
     aiohttp's documentation shows it. The three sides take turns, the order rotating by round.
     """
-    limits = Limits(time_limit_ms=5000)
+    # With a time bank, as every competition's match plays: its charging is part of the cost.
+    limits = Limits(time_limit_ms=5000, time_bank_ms=DEFAULT_TIME_BANK_MS)
     seeds = list(range(matches))
     bodies = _recorded_bodies(seeds, limits)
     messages = [orjson.loads(body) for body in bodies]
@@ -517,6 +519,7 @@ def _sample_play_message() -> dict[str, Any]:
         game.legal_cards(),
         match_id="rt",
         time_limit_ms=1000,
+        time_bank_ms=DEFAULT_TIME_BANK_MS,
     )
 
 
