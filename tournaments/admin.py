@@ -218,6 +218,7 @@ FIXED_ONCE_STARTED = [
     "format",
     "table_size",
     "time_limit_ms",
+    "time_bank_ms",
     "rounds",
     "games_per_fixture",
     "seed",
@@ -328,7 +329,7 @@ class TournamentAdmin(admin.ModelAdmin):
 class LadderForm(forms.ModelForm):
     class Meta:
         model = Ladder
-        fields = ["variant", "table_size", "time_limit_ms", "duplicate"]
+        fields = ["variant", "table_size", "time_limit_ms", "time_bank_ms", "duplicate"]
 
     def clean(self) -> dict:
         data = super().clean() or {}
@@ -346,7 +347,15 @@ class LadderAdmin(admin.ModelAdmin):
     """Staff switch a variant's ladder on by adding it, and pause or resume it."""
 
     form = LadderForm
-    list_display = ["variant", "status", "table_size", "time_limit_ms", "duplicate", "created_at"]
+    list_display = [
+        "variant",
+        "status",
+        "table_size",
+        "time_limit_ms",
+        "time_bank_ms",
+        "duplicate",
+        "created_at",
+    ]
     list_filter = ["status"]
     list_select_related = ["variant"]
     readonly_fields = ["status", "created_at", "updated_at"]
@@ -435,6 +444,7 @@ class MatchAdmin(admin.ModelAdmin):
         "variant",
         "duplicate_group",
         "time_limit_ms",
+        "time_bank_ms",
         "created_at",
         "updated_at",
         "claimed_at",

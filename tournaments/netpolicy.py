@@ -80,10 +80,12 @@ def spell_address(address: str) -> str:
     return str(ip)
 
 
-def bot_limits(time_limit_ms: int | None = None) -> Limits:
-    """The limits on calls to bots: a match's time control, the deployment's size and hello caps."""
+def bot_limits(time_limit_ms: int | None = None, time_bank_ms: int = 0) -> Limits:
+    """The limits on calls to bots: a match's time control and time bank, the deployment's size
+    and hello caps."""
     return Limits(
         time_limit_ms=time_limit_ms or settings.BOT_DEFAULT_TIME_LIMIT_MS,
+        time_bank_ms=time_bank_ms,
         max_response_bytes=settings.BOT_MAX_RESPONSE_BYTES,
         hello_time_limit_ms=settings.BOT_HELLO_TIMEOUT_MS,
         outage_wait_s=settings.ARENA_OUTAGE_WAIT_SECONDS,

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 from django.db import models
 
+from arena.timebank import DEFAULT_TIME_BANK_MS, MAX_TIME_BANK_MS
 from tournaments.seeds import DEAL_SALT_BYTES, new_deal_salt, new_seed
 
 if TYPE_CHECKING:
@@ -111,6 +112,8 @@ class Tournament(models.Model):
     )
     table_size = models.PositiveSmallIntegerField(default=4)
     time_limit_ms = models.PositiveIntegerField(default=1000)
+    # Each seat's time bank in every match (docs/bot-protocol.md, "The time bank"); 0: none.
+    time_bank_ms = models.PositiveIntegerField(default=DEFAULT_TIME_BANK_MS)
     rounds = models.PositiveIntegerField(default=1)
     games_per_fixture = models.PositiveIntegerField(default=1)
     seed = models.BigIntegerField(default=new_seed)
@@ -151,6 +154,10 @@ class Tournament(models.Model):
             models.CheckConstraint(
                 condition=models.Q(time_limit_ms__gte=10, time_limit_ms__lte=120000),
                 name="tournament_time_limit_range",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(time_bank_ms__lte=MAX_TIME_BANK_MS),
+                name="tournament_time_bank_range",
             ),
             models.CheckConstraint(
                 condition=models.Q(rounds__gte=1), name="tournament_rounds_positive"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 
+from arena.timebank import DEFAULT_TIME_BANK_MS, MAX_TIME_BANK_MS
 from tournaments.seeds import DEAL_SALT_BYTES, new_deal_salt
 
 # The duplicate switch's help text, for staff in the admin and the API.
@@ -39,6 +40,8 @@ class Ladder(models.Model):
     )
     table_size = models.PositiveSmallIntegerField(default=4)
     time_limit_ms = models.PositiveIntegerField(default=1000)
+    # Each seat's time bank in every match (docs/bot-protocol.md, "The time bank"); 0: none.
+    time_bank_ms = models.PositiveIntegerField(default=DEFAULT_TIME_BANK_MS)
     duplicate = models.BooleanField(default=False, help_text=LADDER_DUPLICATE_HELP)
     # Keys this ladder's deals apart from every other competition's (tournaments/seeds.py).
     deal_salt = models.CharField(
@@ -60,6 +63,10 @@ class Ladder(models.Model):
             models.CheckConstraint(
                 condition=models.Q(time_limit_ms__gte=10, time_limit_ms__lte=120000),
                 name="ladder_time_limit_range",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(time_bank_ms__lte=MAX_TIME_BANK_MS),
+                name="ladder_time_bank_range",
             ),
         ]
 

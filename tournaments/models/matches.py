@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db import models
 from django.utils import timezone
 
+from arena.timebank import MAX_TIME_BANK_MS
 from tournaments.models.faults import FaultKind
 from tournaments.seeds import new_seed
 
@@ -38,6 +39,9 @@ class Match(models.Model):
     duplicate_group = models.CharField(max_length=64, blank=True, db_index=True)
     seed = models.BigIntegerField(default=new_seed)
     time_limit_ms = models.PositiveIntegerField(default=1000)
+    # Each seat's time bank, copied from the competition when the match is made: a match plays
+    # with the bank it was created under. 0: none (as every match made before banks existed).
+    time_bank_ms = models.PositiveIntegerField(default=0)
     status = models.CharField(
         max_length=16, choices=MatchStatus.choices, default=MatchStatus.QUEUED
     )
@@ -93,6 +97,10 @@ class Match(models.Model):
             models.CheckConstraint(
                 condition=models.Q(tournament__isnull=True) | models.Q(ladder__isnull=True),
                 name="match_tournament_or_ladder",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(time_bank_ms__lte=MAX_TIME_BANK_MS),
+                name="match_time_bank_range",
             ),
         ]
         indexes = [

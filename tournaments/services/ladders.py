@@ -25,6 +25,7 @@ from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
+from arena.timebank import DEFAULT_TIME_BANK_MS
 from tournaments import dispatch
 from tournaments.dispatch import Task
 from tournaments.errors import ConflictError
@@ -98,6 +99,7 @@ def ladder_create(
     variant: Variant,
     table_size: int = 4,
     time_limit_ms: int | None = None,
+    time_bank_ms: int = DEFAULT_TIME_BANK_MS,
     duplicate: bool = False,
 ) -> Ladder:
     """Switch a variant's ladder on; 409 when the variant already has one.
@@ -115,6 +117,7 @@ def ladder_create(
         variant=variant,
         table_size=table_size,
         time_limit_ms=time_limit_ms or settings.BOT_DEFAULT_TIME_LIMIT_MS,
+        time_bank_ms=time_bank_ms,
         duplicate=duplicate,
     )
     ladder.full_clean(exclude=["variant"])

@@ -236,7 +236,10 @@ def match_retry(*, match: Match) -> Match:
 def match_create(
     *, variant_id: int, bot_ids: Sequence[int], seed: int, time_limit_ms: int, **fields: object
 ) -> Match:
-    """Create a queued match with its seats (bot ``bot_ids[i]`` at seat i) and queue it."""
+    """Create a queued match with its seats (bot ``bot_ids[i]`` at seat i) and queue it.
+
+    ``fields`` are further columns of the match, its ``time_bank_ms`` among them (0, no bank,
+    unless given)."""
     with transaction.atomic():
         fields.setdefault("max_attempts", settings.MATCH_MAX_ATTEMPTS)
         match = Match.objects.create(
@@ -270,6 +273,7 @@ def matches_create(
             round=f.round,
             seed=deal_seed(f.seed, competition.deal_salt),
             time_limit_ms=competition.time_limit_ms,
+            time_bank_ms=competition.time_bank_ms,
             duplicate_group=f.duplicate_group,
             max_attempts=settings.MATCH_MAX_ATTEMPTS,
             unsent=held,

@@ -84,7 +84,7 @@ def match_play(*, match_id: int, stop: StopSignal | None = None) -> MatchOutcome
             variant=variant,
             seed=match.seed,
             seats=http_seats,
-            limits=bot_limits(match.time_limit_ms),
+            limits=bot_limits(match.time_limit_ms, match.time_bank_ms),
             match_id=str(match.pk),
             network_check=arena_network_check(),
         ),

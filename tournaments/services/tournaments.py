@@ -26,6 +26,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
+from arena.timebank import DEFAULT_TIME_BANK_MS
 from tournaments import dispatch, formats
 from tournaments.dispatch import Task
 from tournaments.errors import ApplicationError, ConflictError, PermissionDeniedError
@@ -100,6 +101,7 @@ def tournament_create(
     bot_ids: Sequence[int],
     table_size: int = 4,
     time_limit_ms: int = 1000,
+    time_bank_ms: int = DEFAULT_TIME_BANK_MS,
     rounds: int = 1,
     start_at: datetime | None = None,
     description: str = "",
@@ -127,6 +129,7 @@ def tournament_create(
         format=format,
         table_size=table_size,
         time_limit_ms=time_limit_ms,
+        time_bank_ms=time_bank_ms,
         rounds=rounds,
         start_at=start_at,
         status=TournamentStatus.SCHEDULED if start_at else TournamentStatus.DRAFT,

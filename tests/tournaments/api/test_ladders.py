@@ -40,8 +40,18 @@ def test_staff_switch_a_variant_ladder_on(presets, staff_client):
     assert response.status_code == 201, response.content
     assert response.json()["duplicate"] is False  # independent deals unless asked
     assert Ladder.objects.get(variant__name="blackout").table_size == 5
+    assert response.json()["time_bank_ms"] == 10_000  # the default bank
     again = staff_client.post("/api/ladders/", data, format="json")
     assert again.status_code == 409
+
+
+def test_staff_set_a_ladders_time_bank(presets, staff_client, anonymous_client):
+    data = {"variant": "blackout", "time_bank_ms": 0}
+    response = staff_client.post("/api/ladders/", data, format="json")
+    assert response.status_code == 201, response.content
+    assert Ladder.objects.get(variant__name="blackout").time_bank_ms == 0
+    one = anonymous_client.get(f"/api/ladders/{response.json()['id']}/").json()
+    assert one["time_bank_ms"] == 0
 
 
 def test_staff_may_switch_duplicate_on_and_the_schema_says_what_it_exposes(
@@ -68,6 +78,9 @@ def test_staff_may_switch_duplicate_on_and_the_schema_says_what_it_exposes(
         ({"variant": "blackout", "table_size": 9}, "table_size"),
         ({"variant": "blackout", "duplicate": "yes"}, "duplicate"),
         ({"variant": "blackout", "time_limit_ms": 5}, "time_limit_ms"),
+        ({"variant": "blackout", "time_bank_ms": -1}, "time_bank_ms"),
+        ({"variant": "blackout", "time_bank_ms": 120_001}, "time_bank_ms"),
+        ({"variant": "blackout", "time_bank_ms": "10"}, "time_bank_ms"),
     ],
 )
 def test_bad_input_names_the_field(presets, staff_client, data, field):

@@ -69,6 +69,16 @@ class TestCreate:
         assert tournament.rounds == 2 and tournament.table_size == 3
         assert tournament.entries.count() == 6
         assert tournament.organiser.username == body["organiser"]
+        assert body["time_bank_ms"] == tournament.time_bank_ms == 10_000  # the default bank
+
+    @pytest.mark.parametrize("bank", [0, 1, 120_000])
+    def test_an_organiser_sets_the_time_bank_within_its_bounds(
+        self, organiser_client, active_bots, bank
+    ):
+        response = create(organiser_client, active_bots, time_bank_ms=bank)
+        assert response.status_code == 201, response.content
+        assert response.json()["time_bank_ms"] == bank
+        assert Tournament.objects.get(pk=response.json()["id"]).time_bank_ms == bank
 
     def test_a_start_time_schedules_it_and_the_variant_may_be_given_by_id(
         self, organiser_client, active_bots, oh_hell
@@ -141,6 +151,11 @@ class TestCreate:
             ({"description": "d" * 1001}, "description", "1000"),
             ({"time_limit_ms": 5}, "time_limit_ms", "10"),
             ({"time_limit_ms": 10**9}, "time_limit_ms", "120000"),
+            ({"time_bank_ms": -1}, "time_bank_ms", "0"),
+            ({"time_bank_ms": 120_001}, "time_bank_ms", "120000"),
+            ({"time_bank_ms": "5000"}, "time_bank_ms", "integer"),
+            ({"time_bank_ms": 2.5}, "time_bank_ms", "integer"),
+            ({"time_bank_ms": None}, "time_bank_ms", "null"),
             ({"rounds": 0}, "rounds", "1"),
             ({"rounds": 10**6}, "rounds", "1000"),
             ({"start_at": "tomorrow"}, "start_at", "format"),

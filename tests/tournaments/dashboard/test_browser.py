@@ -399,6 +399,32 @@ def test_fallback_moves_are_marked_and_each_move_shows_its_latency(page, world):
     assert "1000 ms" in page.locator(".trick-info").inner_text()
 
 
+def test_each_move_shows_the_time_bank_its_bot_had_left_after_it(page, world):
+    match = world.finished[3]
+    stored = Replay.objects.get(match=match)
+    leader = stored.data["deals"][0]["tricks"][0]["leader"]
+    decisions = [
+        {"deal": 1, "trick": None, "seat": s, "type": "bid", "latency_ms": 40.0 + s}
+        | {"fallback": False, "fault": None, "time_bank_ms": 10_000 - s}
+        for s in range(4)
+    ] + [
+        {"deal": 1, "trick": 1, "seat": leader, "type": "play", "latency_ms": 3440.0}
+        | {"fallback": False, "fault": None, "time_bank_ms": 7560}
+    ]
+    stored.data = {**stored.data, "decisions": decisions}
+    stored.save(update_fields=["data"])
+    open_replay(page, match.pk)
+    bid = page.locator(".seat .bid-decision").first
+    assert bid.inner_text().startswith("bid took 40 ms")
+    assert bid.locator(".bank").get_attribute("data-bank-ms") == "10000"
+    assert "10.0 s bank left" in bid.inner_text()
+    page.keyboard.press("ArrowRight")
+    info = page.locator(".trick-info")
+    assert info.locator(".bank").get_attribute("data-bank-ms") == "7560"
+    assert "7.6 s bank left" in info.inner_text()
+    assert "7560 ms" in info.locator(".bank").get_attribute("title")
+
+
 def test_a_replay_file_from_ohhell_is_loaded_into_the_viewer(page, world, tmp_path):
     game = play_game(preset("oh-hell"), 3, 77, [make_player("random", seed=s) for s in range(3)])
     path = tmp_path / "ohhell-replay.json"

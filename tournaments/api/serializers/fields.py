@@ -7,6 +7,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from arena.timebank import DEFAULT_TIME_BANK_MS, MAX_TIME_BANK_MS
 from tournaments.models import Variant
 from tournaments.selectors.variants import variant_by_ref, variant_id_by_ref
 
@@ -36,6 +37,23 @@ class StrictIntegerField(serializers.IntegerField):
         if isinstance(data, bool) or not isinstance(data, int):
             self.fail("invalid")
         return super().to_internal_value(data)
+
+
+TIME_BANK_HELP = (
+    "each seat's time bank in every match, in ms: the time over time_limit_ms its decisions may "
+    "draw on before a slow answer is a timeout (docs/bot-protocol.md, The time bank); 0 for none"
+)
+
+
+def time_bank_field() -> StrictIntegerField:
+    """A competition's time bank as given when it is made: within bounds, the default if left
+    out."""
+    return StrictIntegerField(
+        min_value=0,
+        max_value=MAX_TIME_BANK_MS,
+        default=DEFAULT_TIME_BANK_MS,
+        help_text=TIME_BANK_HELP,
+    )
 
 
 @extend_schema_field(

@@ -5,9 +5,11 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from tournaments.api.serializers.fields import (
+    TIME_BANK_HELP,
     StrictBooleanField,
     StrictIntegerField,
     VariantRefField,
+    time_bank_field,
 )
 from tournaments.models import Ladder
 from tournaments.models.ladders import LADDER_DUPLICATE_HELP
@@ -17,6 +19,7 @@ class LadderInput(serializers.Serializer):
     variant = VariantRefField()
     table_size = StrictIntegerField(min_value=3, max_value=8, default=4)
     time_limit_ms = StrictIntegerField(min_value=10, max_value=120_000, required=False)
+    time_bank_ms = time_bank_field()
     duplicate = StrictBooleanField(default=False, help_text=LADDER_DUPLICATE_HELP)
 
 
@@ -27,12 +30,14 @@ class LadderOutput(serializers.ModelSerializer):
 
     class Meta:
         model = Ladder
+        extra_kwargs = {"time_bank_ms": {"help_text": TIME_BANK_HELP}}
         fields = [
             "id",
             "variant",
             "status",
             "table_size",
             "time_limit_ms",
+            "time_bank_ms",
             "duplicate",
             "matches_in_flight",
             "matches_finished",

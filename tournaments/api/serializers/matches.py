@@ -167,6 +167,7 @@ class MatchDetailOutput(MatchOutput):
         fields = [
             *MatchOutput.Meta.fields,
             "time_limit_ms",
+            "time_bank_ms",
             "error",
             "rating_sequence",
             "voided_deals",

@@ -8,7 +8,13 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from engine.seeds import seed_sha256
-from tournaments.api.serializers.fields import StrictCharField, StrictIntegerField, VariantRefField
+from tournaments.api.serializers.fields import (
+    TIME_BANK_HELP,
+    StrictCharField,
+    StrictIntegerField,
+    VariantRefField,
+    time_bank_field,
+)
 from tournaments.models import Tournament, TournamentFormat, TournamentStatus
 from tournaments.models.competitions import format_help, rounds_help
 from tournaments.selectors.variants import MAX_ID
@@ -33,6 +39,7 @@ class TournamentInput(serializers.Serializer):
     )
     table_size = StrictIntegerField(min_value=3, max_value=8, default=4)
     time_limit_ms = StrictIntegerField(min_value=10, max_value=120_000, default=1000)
+    time_bank_ms = time_bank_field()
     rounds = StrictIntegerField(
         min_value=1, max_value=MAX_ROUNDS, default=1, help_text=rounds_help()
     )
@@ -94,6 +101,7 @@ class TournamentOutput(serializers.ModelSerializer):
             "rounds": {"help_text": rounds_help()},
             "format": {"help_text": format_help()},
             "rated": {"help_text": RATED_HELP},
+            "time_bank_ms": {"help_text": TIME_BANK_HELP},
         }
         fields = [
             "id",
@@ -105,6 +113,7 @@ class TournamentOutput(serializers.ModelSerializer):
             "organiser",
             "table_size",
             "time_limit_ms",
+            "time_bank_ms",
             "rounds",
             "rated",
             "seed",

@@ -41,13 +41,20 @@
     return s || RANKS.indexOf(b.charAt(0)) - RANKS.indexOf(a.charAt(0));
   }
 
-  // Decisions recorded by the arena (latency, fallback after a fault), keyed by their place.
+  // Decisions recorded by the arena (latency, time bank left, fallback after a fault), keyed by
+  // their place.
   function decisionKey(deal, type, seat, trick) { return deal + ":" + type + ":" + seat + ":" + (trick || 0); }
   function decisionOf(deal, type, seat, trick) { return decisions[decisionKey(deal, type, seat, trick)]; }
 
   function decisionNote(node, decision) {
     if (!decision) return node;
     if (decision.latency_ms != null) node.appendChild(el("small", "latency", " " + Math.round(decision.latency_ms) + " ms"));
+    if (decision.time_bank_ms != null) {
+      var bank = el("small", "bank", " · " + (decision.time_bank_ms / 1000).toFixed(1) + " s bank left");
+      bank.dataset.bankMs = String(decision.time_bank_ms);
+      bank.title = "the bot's time bank left after this move: " + decision.time_bank_ms + " ms";
+      node.appendChild(bank);
+    }
     if (decision.fallback) {
       var mark = el("span", "fallback", "⚠ fallback");
       mark.title = "the bot's answer was replaced by the fallback move" + (decision.fault ? " (" + decision.fault.replace(/_/g, " ") + ")" : "");
