@@ -22,13 +22,22 @@ from arena.checker import check_bot
 from arena.cli import main
 from arena.limits import Limits
 from arena.match import MatchOutcome, play_match
+from arena.netcheck import NetworkCheck
 from arena.netpolicy import NetworkPolicy
 from arena.seats import HttpSeat, LocalSeat
 from arena.timebank import TimeBank
 from arena.transport import BotClient
 from engine.players import make_player
 from engine.presets import preset
-from tests.arena.hostile_bots import BotTable, Handler, Received, polite_answer, reply_json
+from tests.arena.hostile_bots import (
+    BotTable,
+    Broker,
+    Handler,
+    Outage,
+    Received,
+    polite_answer,
+    reply_json,
+)
 
 LOOPBACK = NetworkPolicy(allow_loopback=True)
 HOST = "127.0.0.1"
@@ -62,18 +71,27 @@ def slow_bot(extra_s: float, slow_decisions: int | None = None) -> Handler:
     return handler
 
 
-async def _match(url: str, limits: Limits) -> MatchOutcome:
+async def _match(
+    url: str, limits: Limits, network_check: NetworkCheck | None = None
+) -> MatchOutcome:
     async with BotClient(limits=limits, policy=LOOPBACK) as client:
         seats: list[Any] = [HttpSeat(client, url, "s3cret", label="slow")]
         seats += [LocalSeat(make_player("random", i), label=f"r{i}") for i in range(2)]
         return await play_match(
-            variant=SHORT, seed=11, seats=seats, limits=limits, match_id="bank-1"
+            variant=SHORT,
+            seed=11,
+            seats=seats,
+            limits=limits,
+            match_id="bank-1",
+            network_check=network_check,
         )
 
 
-def _play(handler: Handler, limits: Limits) -> tuple[MatchOutcome, list[dict[str, Any]]]:
+def _play(
+    handler: Handler, limits: Limits, network_check: NetworkCheck | None = None
+) -> tuple[MatchOutcome, list[dict[str, Any]]]:
     with BotTable([(HOST, handler)]) as table:
-        outcome = asyncio.run(_match(table.urls[0], limits))
+        outcome = asyncio.run(_match(table.urls[0], limits, network_check))
         requests = table.requests(0)
     return outcome, requests
 
@@ -171,6 +189,28 @@ def test_a_bank_of_zero_cuts_every_call_at_the_limit_plus_the_grace() -> None:
     assert [d["fault"] for d in decisions[:2]] == ["timeout", "timeout"]
     assert [r["time_bank_ms"] for r in requests if r["type"] in ("bid", "play")] == [0, 0]
     assert all(d["time_bank_ms"] == 0 for d in decisions)
+
+
+def test_a_call_lost_to_the_platforms_network_draws_nothing_from_the_bank() -> None:
+    # The bot's second decision arrives as the worker's network goes down for 5 s: the call is
+    # cut at its limit plus the bank plus the grace (at most 3.2 s), the check finds the
+    # broker down, and the question is asked again once it is back, with the same bank.
+    limits = Limits(
+        time_limit_ms=ROOMY_LIMIT_MS, time_bank_ms=1000, grace_ms=200, max_faults_per_match=4
+    )
+    with Broker() as broker:
+        outage = Outage(broker, after_decisions=[2], lasting_s=5.0)
+        outcome, requests = _play(outage.bot, limits, broker.check())
+    asked = [r for r in requests if r["type"] in ("bid", "play")]
+    decisions = _decisions(outcome)
+
+    assert outage.started, "the network went down mid-match"
+    assert [d["fault"] for d in decisions] == [None] * len(decisions)
+    assert len(asked) == len(decisions) + 1  # the lost call, then the same question again
+    assert asked[1]["legal"] == asked[2]["legal"] and asked[1]["hand"] == asked[2]["hand"]
+    assert {r["time_bank_ms"] for r in asked} == {1000}
+    assert {d["time_bank_ms"] for d in decisions} == {1000}
+    assert outcome.seats[0].to_dict()["timing"]["decisions"] == len(decisions)
 
 
 @pytest.mark.parametrize(
