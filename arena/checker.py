@@ -146,7 +146,7 @@ async def check_bot(
             report.faults.append(f"hello: {fault.kind}: {fault.detail}")
             return report
         report.probes = await probe_signing(client, endpoint, secret)
-        for i, message in enumerate(sample_requests(samples, seed, time_limit_ms)):
+        for i, message in enumerate(sample_requests(samples, seed, time_limit_ms, time_bank_ms)):
             limit = message["time_limit_ms"]
             message["time_bank_ms"] = bank.left_ms
             latency_ms: float | None = None
