@@ -604,6 +604,7 @@ class CollusionScanAdmin(ReadOnlyAdmin):
 
     list_display = ["variant", "matches", "pairs_tested", "flagged", "scanned_at"]
     list_select_related = ["variant"]
+    search_fields = ["variant__name"]
     fields = readonly_fields = (
         "variant",
         "matches",

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 
+from django.utils import timezone
+
+from tournaments.models import Bot, Match, MatchSeat, MatchStatus, Variant
 from tournaments.rank_intervals import Finish
 
 
@@ -44,3 +49,28 @@ def season(
         place = {bot: i + 1 for i, bot in enumerate(order)}
         finishes.append(Finish(bots=tuple(table), places=tuple(place[b] for b in table)))
     return finishes
+
+
+def store_season(
+    variant: Variant, bots: Sequence[Bot], *, tables: int, seed: int, planted: Planted | None
+) -> None:
+    """Rated matches whose totals give the season's finishing orders (10 points a place)."""
+    when = timezone.now() - timedelta(days=1)
+    finishes = season(len(bots), tables, seed, planted=planted)
+    matches = Match.objects.bulk_create(
+        Match(
+            variant=variant,
+            status=MatchStatus.FINISHED,
+            started_at=when,
+            finished_at=when,
+            rated=True,
+            rated_at=when,
+            rating_sequence=i + 1,
+        )
+        for i in range(len(finishes))
+    )
+    MatchSeat.objects.bulk_create(
+        MatchSeat(match=match, seat=seat, bot=bots[bot], score=10 * (5 - place), rank=place)
+        for match, finish in zip(matches, finishes, strict=True)
+        for seat, (bot, place) in enumerate(zip(finish.bots, finish.places, strict=True))
+    )
