@@ -1,4 +1,5 @@
-"""Finishing orders of a field of bots of known strength, with one pair colluding if asked."""
+"""Finishing orders of a field of bots of known strength, with one pair colluding if asked,
+and the same stored as rated matches."""
 
 from __future__ import annotations
 
