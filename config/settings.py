@@ -262,6 +262,7 @@ TASK_QUEUE_KINDS = {
     "tournaments.generate_tournament": "bulk",
     # A batch fit holds its worker for seconds: never in front of top-ups and rating writes.
     "tournaments.fit_rank_intervals": "bulk",
+    "tournaments.scan_collusion": "bulk",
 }
 CELERY_TASK_QUEUES = [
     Queue(name)
@@ -308,6 +309,17 @@ RANK_INTERVALS_SECONDS = env_int("RANK_INTERVALS_SECONDS", 600, minimum=10)
 RANK_INTERVALS_MAX_MATCHES = env_int("RANK_INTERVALS_MAX_MATCHES", 1000, minimum=10, maximum=100000)
 RANK_INTERVALS_RESAMPLES = env_int("RANK_INTERVALS_RESAMPLES", 200, minimum=20, maximum=10000)
 RANK_INTERVALS_MIN_MATCHES = env_int("RANK_INTERVALS_MIN_MATCHES", 10, minimum=1)
+# Collusion scans (tournaments/services/collusion.py): every COLLUSION_SECONDS, each variant with
+# rated matches not yet scanned has its latest COLLUSION_MAX_MATCHES rated matches read, every
+# pair of bots with COLLUSION_MIN_TABLES tables of three or more together (and as many apart) is
+# tested, and a pair whose Benjamini-Hochberg adjusted p-value is at most
+# COLLUSION_FALSE_DISCOVERY_RATE is flagged for staff (bench/bench_collusion.py chose the two).
+COLLUSION_SECONDS = env_int("COLLUSION_SECONDS", 3600, minimum=10)
+COLLUSION_MAX_MATCHES = env_int("COLLUSION_MAX_MATCHES", 5000, minimum=10, maximum=100000)
+COLLUSION_MIN_TABLES = env_int("COLLUSION_MIN_TABLES", 20, minimum=2, maximum=100000)
+COLLUSION_FALSE_DISCOVERY_RATE = env_float(
+    "COLLUSION_FALSE_DISCOVERY_RATE", 0.01, minimum=0.0001, maximum=0.5
+)
 HEALTH_CHECK_SECONDS = env_int("HEALTH_CHECK_SECONDS", 300, minimum=10)
 HEALTH_FAILURES_TO_DISABLE = env_int("HEALTH_FAILURES_TO_DISABLE", 3, minimum=1)
 # Always-on ladders: tables each keeps queued or playing at once (a duplicate group counts once,
@@ -348,6 +360,10 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     "fit-rank-intervals": {
         "task": "tournaments.fit_rank_intervals",
         "schedule": float(RANK_INTERVALS_SECONDS),
+    },
+    "scan-collusion": {
+        "task": "tournaments.scan_collusion",
+        "schedule": float(COLLUSION_SECONDS),
     },
     "check-bot-health": {
         "task": "tournaments.check_bot_health",

@@ -15,6 +15,7 @@ from tournaments.errors import UnavailableError
 from tournaments.models import Bot
 from tournaments.services import (
     bots,
+    collusion,
     ladders,
     outcomes,
     rank_intervals,
@@ -117,6 +118,12 @@ def recompute_ratings(recompute_id: int) -> str:
 def fit_rank_intervals() -> dict[str, int]:
     """Fit each variant's rated history at once and bootstrap every bot's rank (new ones only)."""
     return rank_intervals.rank_intervals_fit_all()
+
+
+@shared_task(name="tournaments.scan_collusion", ignore_result=True)
+def scan_collusion() -> dict[str, int]:
+    """Test every pair of bots of each variant for collusion and store the flags (new ones only)."""
+    return collusion.collusion_scan_all()
 
 
 @shared_task(name="tournaments.sweep_recomputes", ignore_result=True)

@@ -23,6 +23,7 @@ from tournaments.api.views_ratings import (
     RecomputeDetailView,
     RecomputeView,
 )
+from tournaments.api.views_staff import CollusionView
 from tournaments.api.views_tournaments import TournamentViewSet
 from tournaments.api.views_variants import VariantViewSet
 
@@ -92,6 +93,7 @@ urlpatterns = [
         RecomputeDetailView.as_view(),
         name="ratings-recompute-detail",
     ),
+    path("staff/collusion/", CollusionView.as_view(), name="staff-collusion"),
     path("", include(router.urls)),
     # Anything else under /api/ is a JSON 404, whether DEBUG is on or not.
     re_path(r"^.*$", not_found),

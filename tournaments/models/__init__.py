@@ -13,6 +13,7 @@ from tournaments.models.bots import (
     HealthCheckStatus,
     SharedHost,
 )
+from tournaments.models.collusion import CollusionFlag, CollusionScan
 from tournaments.models.competitions import (
     Tournament,
     TournamentEntry,
@@ -48,6 +49,8 @@ __all__ = [
     "BotHealthCheck",
     "BotStatus",
     "BotVersion",
+    "CollusionFlag",
+    "CollusionScan",
     "DisabledCause",
     "FaultKind",
     "HealthCheckStatus",
