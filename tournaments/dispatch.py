@@ -36,7 +36,6 @@ class Task(StrEnum):
     GENERATE_TOURNAMENT = "tournaments.generate_tournament"
     RECOMPUTE_RATINGS = "tournaments.recompute_ratings"
     FIT_RANK_INTERVALS = "tournaments.fit_rank_intervals"
-    VERIFY_BOT = "tournaments.verify_bot"
     COMPLETE_HEALTH_CHECK = "tournaments.complete_health_check"
     SEND_PASSWORD_RESET = "tournaments.send_password_reset"
 
