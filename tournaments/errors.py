@@ -70,5 +70,5 @@ class TooManyRequestsError(ApplicationError):
     default_code = "throttled"
 
     def __init__(self, message: str, *, retry_after: int, field: str | None = None) -> None:
-        super().__init__(message, field=field, extra={"retry_after": retry_after})
+        super().__init__(message, field=field)
         self.retry_after = retry_after
