@@ -322,6 +322,10 @@ COLLUSION_FALSE_DISCOVERY_RATE = env_float(
 )
 HEALTH_CHECK_SECONDS = env_int("HEALTH_CHECK_SECONDS", 300, minimum=10)
 HEALTH_FAILURES_TO_DISABLE = env_int("HEALTH_FAILURES_TO_DISABLE", 3, minimum=1)
+# A bot's first match in this many days in which it refused every request is left out of its
+# rating (a secret gone wrong); each further one within them ranks it last, as a disqualified
+# seat (tournaments/services/outcomes.py). 0: every such match ranks it last.
+REFUSAL_GRACE_DAYS = env_int("REFUSAL_GRACE_DAYS", 30, minimum=0, maximum=3650)
 # Always-on ladders: tables each keeps queued or playing at once (a duplicate group counts once,
 # as it plays one rotation at a time), so a ladder never floods its queue.
 LADDER_MATCHES_IN_FLIGHT = env_int("LADDER_MATCHES_IN_FLIGHT", 4, minimum=1, maximum=1000)
@@ -369,6 +373,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "task": "tournaments.check_bot_health",
         "schedule": float(HEALTH_CHECK_SECONDS),
     },
+    # Checks whose message was lost (or whose worker could not call the bot) are sent again.
+    "send-waiting-checks": {
+        "task": "tournaments.send_waiting_checks",
+        "schedule": float(SWEEP_SECONDS),
+    },
 }
 
 # Bots: where the platform may connect and how much it accepts from them.
@@ -380,6 +389,13 @@ BOT_HELLO_TIMEOUT_MS = env_int("BOT_HELLO_TIMEOUT_MS", 3000, minimum=100, maximu
 # A verification asked for through the API or the admin is queued; one still pending after this
 # long (its task lost) is sent again when asked for again.
 BOT_VERIFY_RESEND_S = env_int("BOT_VERIFY_RESEND_S", 60, minimum=5)
+# Checks of one owner's bots handed to the workers at once (verifications; the periodic health
+# check calls as many of its bots at once); the rest wait in the owner's backlog, so one owner's
+# many slow bots delay only that owner's checks (tournaments/services/checks.py).
+CHECKS_IN_FLIGHT_PER_OWNER = env_int("CHECKS_IN_FLIGHT_PER_OWNER", 2, minimum=1, maximum=100)
+# Verifications one account may ask for in an hour, registrations included (staff are exempt);
+# one more is refused with 429 and Retry-After. Asking again for a pending one is free.
+CHECK_REQUESTS_PER_HOUR = env_int("CHECK_REQUESTS_PER_HOUR", 30, minimum=1, maximum=100000)
 # Bots one account may register (staff are exempt): more bots would sit more often at one
 # table, and each is called over the network by every match it plays.
 BOTS_PER_ACCOUNT_MAX = env_int("BOTS_PER_ACCOUNT_MAX", 10, minimum=1, maximum=10000)

@@ -149,7 +149,7 @@ class BotAdmin(admin.ModelAdmin):
     def verify_bots(self, request: HttpRequest, queryset: QuerySet[Bot]) -> None:
         bots = list(queryset)
         for bot in bots:
-            bot_verify_request(bot=bot)
+            bot_verify_request(bot=bot, counted=False)
         self.message_user(
             request,
             f"Queued a hello check of {len(bots)} bot(s); the outcomes appear under "

@@ -37,7 +37,6 @@ class Task(StrEnum):
     RECOMPUTE_RATINGS = "tournaments.recompute_ratings"
     FIT_RANK_INTERVALS = "tournaments.fit_rank_intervals"
     SCAN_COLLUSION = "tournaments.scan_collusion"
-    VERIFY_BOT = "tournaments.verify_bot"
     COMPLETE_HEALTH_CHECK = "tournaments.complete_health_check"
     SEND_PASSWORD_RESET = "tournaments.send_password_reset"
 

@@ -62,3 +62,13 @@ class UnavailableError(ApplicationError):
     """The platform cannot do this now (a dependency is away); asking again later may work."""
 
     default_code = "unavailable"
+
+
+class TooManyRequestsError(ApplicationError):
+    """The caller has asked for this too often; it may again in ``retry_after`` seconds."""
+
+    default_code = "throttled"
+
+    def __init__(self, message: str, *, retry_after: int, field: str | None = None) -> None:
+        super().__init__(message, field=field)
+        self.retry_after = retry_after

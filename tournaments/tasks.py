@@ -12,9 +12,9 @@ from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
 from tournaments.errors import UnavailableError
-from tournaments.models import Bot
 from tournaments.services import (
     bots,
+    checks,
     collusion,
     ladders,
     outcomes,
@@ -132,26 +132,21 @@ def sweep_recomputes() -> dict[str, int]:
     return recompute.recomputes_sweep_stale()
 
 
-@shared_task(name="tournaments.verify_bot", ignore_result=True)
-def verify_bot(bot_id: int) -> str:
-    """Verify a newly registered or moved bot with ``hello``."""
-    bot = Bot.objects.filter(pk=bot_id).first()
-    if bot is None:
-        return "gone"
-    try:
-        return "ok" if bots.bot_verify(bot=bot).ok else "failed"
-    except UnavailableError:
-        return "unavailable"  # the platform could not call now; the health sweep will
-
-
 @shared_task(name="tournaments.complete_health_check", ignore_result=True)
 def complete_health_check(check_id: int) -> str:
-    """Call the bot of a check asked for through the API or the admin, and record the outcome."""
+    """Call the bot of a queued check (a registration, a new endpoint, a verification asked
+    for), record the outcome and send its owner's next waiting check."""
     try:
         status = bots.bot_complete_check(check_id=check_id)
     except UnavailableError:
-        return "unavailable"  # stays pending; asking again sends it again
+        return "unavailable"  # stays pending; the sweep of waiting checks sends it again
     return "done" if status is None else str(status)
+
+
+@shared_task(name="tournaments.send_waiting_checks", ignore_result=True)
+def send_waiting_checks() -> int:
+    """Send waiting checks of owners with a place free, lost ones among them."""
+    return checks.checks_send_all_waiting()
 
 
 # A mail server that is away is tried again a few times; smtplib's errors are OSErrors.

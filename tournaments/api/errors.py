@@ -18,6 +18,7 @@ from tournaments.errors import (
     ConflictError,
     NotFoundError,
     PermissionDeniedError,
+    TooManyRequestsError,
     UnavailableError,
 )
 
@@ -27,6 +28,7 @@ STATUS_OF: dict[type[ApplicationError], int] = {
     PermissionDeniedError: 403,
     NotFoundError: 404,
     UnavailableError: 503,
+    TooManyRequestsError: 429,
 }
 
 
@@ -79,6 +81,9 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
     """Render every error the views raise in the one error body."""
     if isinstance(exc, ApplicationError):
         message = f"{exc.field}: {exc.message}" if exc.field else exc.message
+        if isinstance(exc, TooManyRequestsError):
+            body = error_body(exc.code, message, exc.detail, retry_after=exc.retry_after)
+            return Response(body, status=429, headers={"Retry-After": str(exc.retry_after)})
         body = error_body(exc.code, message, exc.detail)
         return Response(body, status=status_of(exc))
     exc = _translate(exc)

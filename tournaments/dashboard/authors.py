@@ -44,7 +44,7 @@ from tournaments.dashboard.forms import (
     ResetPasswordForm,
     SignUpForm,
 )
-from tournaments.errors import ApplicationError, ConflictError
+from tournaments.errors import ApplicationError, ConflictError, TooManyRequestsError
 from tournaments.lockout import sign_in_lockout
 from tournaments.models import Bot, signed_in
 from tournaments.selectors.bots import (
@@ -149,6 +149,10 @@ def _submitted(
     if form.is_valid():
         try:
             return act(form)
+        except TooManyRequestsError as error:
+            response = page(make_form(None), 429, refusal=error.message)
+            response["Retry-After"] = str(error.retry_after)
+            return response
         except ApplicationError as error:
             form.add_service_error(error)
     if (wait := locked_out()) is not None:
@@ -372,6 +376,9 @@ def my_bot(request: HttpRequest, bot_id: int) -> HttpResponse:
         "secret": secret,
         "check": check,
         "hello_seconds": settings.BOT_HELLO_TIMEOUT_MS / 1000,
+        "checks_in_flight": settings.CHECKS_IN_FLIGHT_PER_OWNER,
+        "checks_per_hour": settings.CHECK_REQUESTS_PER_HOUR,
+        "refusal_grace_days": settings.REFUSAL_GRACE_DAYS,
         # With tasks run in-process nothing plays in the background, so ladders stand still.
         "ladders_run": not settings.CELERY_TASK_ALWAYS_EAGER,
         "ladder_full": request.GET.get("ladder") == "full" and not bot.ladder_opt_in,
@@ -409,7 +416,12 @@ def my_bot_verify(request: HttpRequest, bot_id: int) -> HttpResponse:
     bot = _owned_bot(request, bot_id)
     if refused := _over_write_limit(request):
         return refused
-    check = bot_verify_request(bot=bot)
+    try:
+        check = bot_verify_request(bot=bot)
+    except TooManyRequestsError as error:
+        response = HttpResponse(error.message, status=429)
+        response["Retry-After"] = str(error.retry_after)
+        return response
     return redirect(f"{reverse('dashboard:my-bot', args=[bot.pk])}?check={check.pk}#verify")
 
 

@@ -186,8 +186,10 @@ class BotVersion(models.Model):
 class BotHealthCheck(models.Model):
     """One call of a bot's ``hello``: at registration, on demand or by the periodic sweep.
 
-    A check asked for through the API or the admin is stored pending (``ok`` is null) and
-    completed by a worker, so no web request waits on a bot.
+    A check asked for (registration, a new endpoint, the API, the pages, the admin) is stored
+    pending (``ok`` is null) and completed by a worker, so no web request waits on a bot. It
+    waits in its owner's backlog until ``sent_at``, when it is handed to the workers
+    (tournaments/services/checks.py); the periodic sweep's checks are stored done, never sent.
     """
 
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="health_checks")
@@ -198,6 +200,7 @@ class BotHealthCheck(models.Model):
     error_message = models.CharField(max_length=500, blank=True)
     # The signing probes (arena/probes.py) the bot accepted; checks that sent none leave it empty.
     warnings = models.JSONField(default=list, blank=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-at"]
@@ -209,7 +212,12 @@ class BotHealthCheck(models.Model):
                 name="healthcheck_error_iff_failed",
             ),
         ]
-        indexes = [models.Index(fields=["bot", "-at"], name="healthcheck_bot_at_idx")]
+        indexes = [
+            models.Index(fields=["bot", "-at"], name="healthcheck_bot_at_idx"),
+            models.Index(
+                fields=["at"], condition=models.Q(ok__isnull=True), name="healthcheck_pending_idx"
+            ),
+        ]
 
     def __str__(self) -> str:
         outcome = self.error_kind if self.ok is False else self.status

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import queue
 import secrets
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import timedelta
 
@@ -27,6 +29,8 @@ from tournaments.models import (
     BotVersion,
     DisabledCause,
     HealthCheckStatus,
+    MatchSeat,
+    MatchStatus,
 )
 from tournaments.models.bots import BOT_NAME_VALIDATOR
 from tournaments.models.faults import FaultKind
@@ -37,6 +41,7 @@ from tournaments.netpolicy import (
     check_endpoint_url,
     endpoint_addresses,
 )
+from tournaments.services.checks import check_queue, checks_send_next
 
 
 @dataclass(frozen=True)
@@ -116,7 +121,7 @@ def bot_register(
     with transaction.atomic():
         _check_bot_count(owner)
         _save(bot)
-    bot_verify_soon(bot=bot)
+        check_queue(bot=bot, counted=True)
     return bot, secret
 
 
@@ -179,9 +184,11 @@ def bot_new_version(*, bot: Bot, endpoint_url: str | None = None) -> Bot:
     return bot
 
 
-def bot_verify_soon(*, bot: Bot) -> None:
-    """Check a new or moved endpoint with ``hello`` once the change is committed."""
-    dispatch.send(Task.VERIFY_BOT, bot.pk)
+def bot_verify_soon(*, bot: Bot) -> BotHealthCheck:
+    """Queue a verification of a moved endpoint in its owner's backlog (tournaments/services/
+    checks.py); not counted against the owner's hourly allowance, as a bot has one pending
+    check at most."""
+    return check_queue(bot=bot, counted=False)
 
 
 def bot_delete(*, bot: Bot) -> None:
@@ -311,8 +318,11 @@ def bot_record_check(
             if result.probed:
                 bot.security_warnings = list(result.warnings)
             bot.endpoint_addresses = addresses
-            # A bot disabled by staff stays disabled; one disabled for failing comes back.
-            if bot.disabled_cause != DisabledCause.ADMIN:
+            # A bot disabled by staff stays disabled; one disabled for failing comes back, and
+            # one disabled for refusing only through a verification (asked for by its owner).
+            if bot.disabled_cause != DisabledCause.ADMIN and (
+                verifying or bot.disabled_cause != DisabledCause.REFUSED
+            ):
                 bot.status = BotStatus.ACTIVE
                 bot.disabled_cause = DisabledCause.NONE
                 bot.disabled_reason = ""
@@ -346,26 +356,39 @@ def bots_refused_signature(*, bot_ids: list[int], match_id: int) -> int:
     )
 
 
-def bot_verify_request(*, bot: Bot) -> BotHealthCheck:
-    """Queue a ``hello`` check of the bot and answer it at once, pending, for the caller to poll.
+def bots_refusals_counted(*, bot_ids: list[int], match_id: int) -> set[int]:
+    """The bots among ``bot_ids``, refusing every request of this match, whose refusal counts
+    against them: they refused another match that ended within REFUSAL_GRACE_DAYS. The first
+    refusal in that time is forgiven (left out of the rating, as a secret gone wrong); a bot
+    that refuses again ranks last, so refusing cannot skip the rating of matches whose first
+    hand looks bad. The bots' rows are locked, so two matches recorded at once see each other.
+    """
+    if not bot_ids or settings.REFUSAL_GRACE_DAYS == 0:
+        return set(bot_ids)
+    list(Bot.objects.select_for_update().filter(pk__in=bot_ids).order_by("pk").values("pk"))
+    since = timezone.now() - timedelta(days=settings.REFUSAL_GRACE_DAYS)
+    earlier = (
+        MatchSeat.objects.filter(
+            bot_id__in=bot_ids,
+            refused_every_request=True,
+            match__status=MatchStatus.FINISHED,
+            match__finished_at__gt=since,
+        )
+        .exclude(match_id=match_id)
+        .values_list("bot_id", flat=True)
+    )
+    return set(earlier)
+
+
+def bot_verify_request(*, bot: Bot, counted: bool = True) -> BotHealthCheck:
+    """Queue a verification of the bot and answer it at once, pending, for the caller to poll.
 
     A bot has at most one pending check: asking again answers the pending one, so repeated
-    requests cost one call of the bot. A check left pending longer than
-    ``BOT_VERIFY_RESEND_S`` (its task lost with a broker or worker) is sent again.
+    requests cost one call of the bot; one whose message was lost is sent again. The check
+    waits in its owner's backlog (tournaments/services/checks.py). ``counted``: asked by the
+    owner, within CHECK_REQUESTS_PER_HOUR; staff's requests from the admin are not counted.
     """
-    with transaction.atomic():
-        Bot.objects.select_for_update().only("pk").get(pk=bot.pk)
-        check = bot.health_checks.filter(ok__isnull=True).order_by("-at").first()
-        if check is not None:
-            resend_before = timezone.now() - timedelta(seconds=settings.BOT_VERIFY_RESEND_S)
-            if check.at > resend_before:
-                return check
-            check.at = timezone.now()
-            check.save(update_fields=["at"])
-        else:
-            check = BotHealthCheck.objects.create(bot=bot)
-        dispatch.send(Task.COMPLETE_HEALTH_CHECK, check.pk)
-    return check
+    return check_queue(bot=bot, counted=counted)
 
 
 def bot_complete_check(*, check_id: int) -> HealthCheckStatus | None:
@@ -382,51 +405,76 @@ def bot_complete_check(*, check_id: int) -> HealthCheckStatus | None:
         locked = BotHealthCheck.objects.select_for_update().filter(pk=check_id).first()
         if locked is None or locked.ok is not None:
             return None
-        return bot_record_check(bot=check.bot, result=result, check=locked, verifying=True).status
+        status = bot_record_check(bot=check.bot, result=result, check=locked, verifying=True).status
+    checks_send_next(owner_id=check.bot.owner_id)
+    return status
 
 
-async def _hello_all(targets: list[tuple[int, str, str]]) -> dict[int, HelloResult]:
-    """Call every bot's hello at once over one pool; a platform error leaves a bot out."""
-    results: dict[int, HelloResult] = {}
-    async with BotClient(limits=bot_limits(), policy=bot_network_policy()) as client:
+@dataclass(frozen=True)
+class HealthTarget:
+    """A bot the periodic health check calls."""
 
-        async def one(bot_id: int, url: str, secret: str) -> None:
-            try:
-                answer = await client.hello(url, secret)
-                results[bot_id] = HelloResult(True, round(answer.latency_ms))
-            except BotFault as fault:
-                results[bot_id] = _fault_result(fault)
-            except ArenaError:
-                pass
+    bot_id: int
+    owner_id: int
+    url: str
+    secret: str
 
-        await asyncio.gather(*(one(*target) for target in targets))
-    return results
+
+# What the health check's calls hand over as each finishes: a bot's id and outcome; None last.
+HealthOutcome = tuple[int, HelloResult] | None
+
+
+async def _hello_all(targets: list[HealthTarget], done: queue.SimpleQueue[HealthOutcome]) -> None:
+    """Call the bots' hello over one pool, at most CHECKS_IN_FLIGHT_PER_OWNER of one owner's
+    at once, handing each outcome to ``done`` as it comes; a platform error leaves a bot out."""
+    places = {
+        owner: asyncio.Semaphore(settings.CHECKS_IN_FLIGHT_PER_OWNER)
+        for owner in {t.owner_id for t in targets}
+    }
+    try:
+        async with BotClient(limits=bot_limits(), policy=bot_network_policy()) as client:
+
+            async def one(target: HealthTarget) -> None:
+                async with places[target.owner_id]:
+                    try:
+                        answer = await client.hello(target.url, target.secret)
+                        done.put((target.bot_id, HelloResult(True, round(answer.latency_ms))))
+                    except BotFault as fault:
+                        done.put((target.bot_id, _fault_result(fault)))
+                    except ArenaError:
+                        pass
+
+            await asyncio.gather(*(one(target) for target in targets))
+    finally:
+        done.put(None)
 
 
 def bots_check_health() -> dict[str, int]:
-    """The periodic health check: hello every active bot and every bot disabled for failing
-    or for refusing the platform's signature.
+    """The periodic health check: hello every active bot and every bot disabled for failing.
 
     Repeated failures disable a bot with the reason shown to its owner, a refusal at once; a
-    bot disabled either way comes back as soon as it passes again. Bots disabled by staff are
-    left alone.
+    bot disabled for failing comes back as soon as it passes again. A bot disabled for
+    refusing the platform's signature comes back only through a verification its owner asks
+    for (docs/bot-protocol.md); bots disabled by staff are left alone. One owner's bots are
+    called a few at a time, and each outcome is recorded as it comes, so one owner's many
+    slow bots never hold up the record of another's.
     """
-    bots = list(
-        Bot.objects.filter(
+    bots = {
+        bot.pk: bot
+        for bot in Bot.objects.filter(
             Q(status=BotStatus.ACTIVE)
-            | Q(
-                status=BotStatus.DISABLED,
-                disabled_cause__in=[DisabledCause.HEALTH, DisabledCause.REFUSED],
-            )
-        ).only("pk", "endpoint_url", "secret")
-    )
-    results = asyncio.run(_hello_all([(b.pk, b.endpoint_url, b.secret) for b in bots]))
+            | Q(status=BotStatus.DISABLED, disabled_cause=DisabledCause.HEALTH)
+        ).only("pk", "owner_id", "endpoint_url", "secret")
+    }
+    targets = [HealthTarget(b.pk, b.owner_id, b.endpoint_url, b.secret) for b in bots.values()]
+    done: queue.SimpleQueue[HealthOutcome] = queue.SimpleQueue()
     counts = {"checked": 0, "ok": 0, "failed": 0}
-    for bot in bots:
-        result = results.get(bot.pk)
-        if result is None:
-            continue
-        bot_record_check(bot=bot, result=result)
-        counts["checked"] += 1
-        counts["ok" if result.ok else "failed"] += 1
+    with ThreadPoolExecutor(max_workers=1) as calls:
+        called = calls.submit(asyncio.run, _hello_all(targets, done))
+        while (outcome := done.get()) is not None:
+            bot_id, result = outcome
+            bot_record_check(bot=bots[bot_id], result=result)
+            counts["checked"] += 1
+            counts["ok" if result.ok else "failed"] += 1
+        called.result()
     return counts

@@ -31,7 +31,7 @@ from tournaments.models import (
     VoidedDeal,
     VoidReason,
 )
-from tournaments.services.bots import bots_refused_signature
+from tournaments.services.bots import bots_refusals_counted, bots_refused_signature
 from tournaments.services.matches import RECORDABLE, after_finish, reopen_tournament
 
 log = logging.getLogger(__name__)
@@ -193,6 +193,8 @@ def _write_outcome(*, match_id: int, token: str, played: PlayedMatch) -> bool:
         voided.delete()
         VoidedDeal.objects.create(match=match, seed=match.seed, reason=VoidReason.SUPERSEDED)
         match.seed = played.seed
+    refused = [seats[r.seat].bot_id for r in played.seats if r.refused_every_request]
+    counted = bots_refusals_counted(bot_ids=refused, match_id=match.pk)
     faults = []
     for result in played.seats:
         seat = seats[result.seat]
@@ -203,6 +205,7 @@ def _write_outcome(*, match_id: int, token: str, played: PlayedMatch) -> bool:
         seat.faults = result.faults
         seat.disqualified = result.disqualified
         seat.refused_every_request = result.refused_every_request
+        seat.refusal_counted = seat.bot_id in counted
         faults += [
             SeatFault(
                 seat=seat,
@@ -223,9 +226,9 @@ def _write_outcome(*, match_id: int, token: str, played: PlayedMatch) -> bool:
             "faults",
             "disqualified",
             "refused_every_request",
+            "refusal_counted",
         ],
     )
-    refused = [seats[r.seat].bot_id for r in played.seats if r.refused_every_request]
     if refused:
         bots_refused_signature(bot_ids=refused, match_id=match.pk)
     SeatFault.objects.bulk_create(faults)

@@ -113,7 +113,8 @@ class SeatRow(NamedTuple):
     bot_id: int
     score: int | None
     disqualified: bool
-    # Refused every request of the match (MatchSeat.refused_every_request): left out of it.
+    # Refused every request of the match, within its grace (MatchSeat.refused_every_request
+    # and not refusal_counted): left out of it. A counted refusal is a disqualified seat.
     refused: bool = False
 
 
@@ -348,10 +349,17 @@ def _stored_column(model: type[Model], field_name: str) -> StoredColumn:
 def seats_by_match(match_ids: list[int]) -> dict[int, list[SeatRow]]:
     seats: dict[int, list[SeatRow]] = {m: [] for m in match_ids}
     rows = MatchSeat.objects.filter(match_id__in=match_ids).values_list(
-        "match_id", "seat", "bot_id", "score", "disqualified", "refused_every_request"
+        "match_id",
+        "seat",
+        "bot_id",
+        "score",
+        "disqualified",
+        "refused_every_request",
+        "refusal_counted",
     )
-    for match_id, seat, bot_id, score, disqualified, refused in rows:
-        seats[match_id].append(SeatRow(seat, bot_id, score, disqualified, refused))
+    for match_id, seat, bot_id, score, disqualified, refused, counted in rows:
+        row = SeatRow(seat, bot_id, score, disqualified or counted, refused and not counted)
+        seats[match_id].append(row)
     return seats
 
 

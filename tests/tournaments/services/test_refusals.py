@@ -224,3 +224,84 @@ def test_a_duplicate_group_leaves_out_a_bot_that_refused_every_request_of_a_rota
     assert ratings_apply_pending() == 3
     assert set(RatingHistory.objects.values_list("bot_id", flat=True)) == {bots[0].pk, bots[1].pk}
     assert_live_equals_recompute()
+
+
+def test_a_bot_disabled_for_refusing_comes_back_only_when_its_owner_verifies_it(
+    make_bot, owner, loopback_allowed, django_capture_on_commit_callbacks
+):
+    from django.test import override_settings
+
+    from tests.tournaments.dashboard.test_authors import signed_in
+    from tournaments.services.bots import bots_check_health, bots_refused_signature
+
+    # A bot that answers hello with the right secret, and refused every request of a match.
+    with signing_bot("secret-live") as url:
+        bot = make_bot(owner, endpoint_url=url, secret="secret-live", status=BotStatus.ACTIVE)
+        assert bots_refused_signature(bot_ids=[bot.pk], match_id=1) == 1
+        # The periodic health check leaves it disabled, passing hello or not.
+        assert bots_check_health()["checked"] == 0
+        bot.refresh_from_db()
+        assert (bot.status, bot.disabled_cause) == (BotStatus.DISABLED, DisabledCause.REFUSED)
+        page = signed_in(owner).get(f"/my/bots/{bot.pk}/").content.decode()
+        assert 'id="refusal-note"' in page and "comes back only when you verify it" in page
+        # Its owner asks: the verification puts it back.
+        with (
+            override_settings(CELERY_TASK_ALWAYS_EAGER=True),
+            django_capture_on_commit_callbacks(execute=True),
+        ):
+            response = client_for(owner).post(f"/api/bots/{bot.pk}/verify/")
+        assert response.status_code == 202
+    bot.refresh_from_db()
+    assert (bot.status, bot.disabled_cause) == (BotStatus.ACTIVE, DisabledCause.NONE)
+
+
+def test_a_second_match_refused_within_the_grace_ranks_the_bot_last(
+    ladder_of_four, old_secret_bot, playing_bots, settings
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from tournaments.services.ratings import match_standing, seats_by_match
+
+    settings.REFUSAL_GRACE_DAYS = 30
+    ladder, make = ladder_of_four
+    others = playing_bots(3)
+    ladder_teams_apart(others)
+    Bot.objects.filter(pk__in=[b.pk for b in others]).update(ladder_opt_in=True)
+    refusing = make(endpoint_url=old_secret_bot)
+
+    def play() -> tuple[Match, MatchSeat]:
+        # Back on the ladder, as after its owner verified it: it answers hello but refuses
+        # every request of a match, e.g. after seeing a bad first hand.
+        Bot.objects.filter(pk=refusing.pk).update(
+            status=BotStatus.ACTIVE, disabled_cause="", disabled_reason=""
+        )
+        assert ladders_top_up() == 1
+        match = Match.objects.get(ladder=ladder, status=MatchStatus.QUEUED)
+        assert match_run(match_id=match.pk) == "recorded"
+        return match, MatchSeat.objects.get(match=match, bot=refusing)
+
+    first, seat = play()
+    assert seat.refused_every_request and not seat.refusal_counted
+    second, seat = play()
+    assert seat.refused_every_request and seat.refusal_counted
+
+    assert ratings_apply_pending() == 2
+    assert not RatingHistory.objects.filter(match=first, bot=refusing).exists()
+    # The second is rated with the refusing bot in it, last.
+    standing = match_standing(seats_by_match([second.pk])[second.pk])
+    place = dict(zip(standing.bots, standing.ranks, strict=True))
+    assert set(place) == {refusing.pk, *(b.pk for b in others)}
+    assert place[refusing.pk] > max(place[b.pk] for b in others)
+    lost = RatingHistory.objects.get(match=second, bot=refusing)
+    assert lost.mu_after < lost.mu_before
+    assert Rating.objects.get(bot=refusing).matches == 1
+    assert_live_equals_recompute()
+
+    # Past the grace, a refusal is forgiven again.
+    Match.objects.filter(pk__in=[first.pk, second.pk]).update(
+        finished_at=timezone.now() - timedelta(days=31)
+    )
+    _third, seat = play()
+    assert seat.refused_every_request and not seat.refusal_counted

@@ -163,7 +163,7 @@ def test_a_check_pending_too_long_is_sent_again(
         check = bot_verify_request(bot=bot)
         bot_verify_request(bot=bot)
     assert len(sent) == 1
-    BotHealthCheck.objects.filter(pk=check.pk).update(at=timezone.now() - timedelta(seconds=6))
+    BotHealthCheck.objects.filter(pk=check.pk).update(sent_at=timezone.now() - timedelta(seconds=6))
     with django_capture_on_commit_callbacks() as resent:
         assert bot_verify_request(bot=bot).pk == check.pk
     assert len(resent) == 1
