@@ -24,6 +24,7 @@ from tournaments.models import (
     TournamentStatus,
     Variant,
 )
+from tournaments.services.analytics import seat_tallies_write
 from tournaments.services.ratings import ratings_apply_pending
 
 # Strong and weak reference players, so the leaderboard has a real order to show.
@@ -86,6 +87,7 @@ def play_and_record(match: Match, *, when: datetime | None = None, faults: bool 
         )
     MatchSeat.objects.bulk_update(seats, ["score", "rank", "bids_total", "bids_exact", "faults"])
     Replay.objects.create(match=match, data=replay)
+    seat_tallies_write(match=match, seats=seats, replay=replay)
     finished_at = when or timezone.now()
     Match.objects.filter(pk=match.pk).update(
         status=MatchStatus.FINISHED,
