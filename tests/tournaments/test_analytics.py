@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
@@ -16,6 +15,7 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from tests.tournaments.dashboard.world import World, build_world
+from tournaments.cache_keys import bot_analytics_key
 from tournaments.models import Bot, Match, MatchSeat, MatchStatus, RatingHistory, Replay, SeatTally
 from tournaments.selectors import analytics
 from tournaments.services.matches import match_create
@@ -31,13 +31,6 @@ def world(presets: Any) -> World:
         for name in ("ada", "brian")
     ]
     return build_world(owners=owners, bots=6, finished=14, queued=2)
-
-
-@pytest.fixture(autouse=True)
-def _fresh_cache() -> Iterator[None]:
-    cache.clear()
-    yield
-    cache.clear()
 
 
 def _get(bot: Bot, **params: str) -> dict[str, Any]:
@@ -158,8 +151,12 @@ def test_the_rating_over_matches_is_the_history_numbered_by_match(world: World) 
     )
     body = _get(bot)
     assert body["rated_matches"] == len(history) > 3
-    assert [p["match"] for p in body["rating"]] == list(range(1, len(history) + 1))
-    for point, row in zip(body["rating"], history, strict=True):
+    assert [p["match"] for p in body["rating"]] == list(range(len(history) + 1))
+    start = body["rating"][0]
+    assert (start["mu"], start["sigma"]) == pytest.approx(
+        (history[0].mu_before, history[0].sigma_before)
+    )
+    for point, row in zip(body["rating"][1:], history, strict=True):
         assert point["mu"] == pytest.approx(row.mu_after)
         assert point["sigma"] == pytest.approx(row.sigma_after)
         assert point["conservative"] == pytest.approx(row.mu_after - 3 * row.sigma_after)
@@ -174,7 +171,7 @@ def test_a_long_history_is_drawn_from_evenly_spread_matches_and_the_latest(
     monkeypatch.setattr(analytics, "RATING_POINTS", 3)
     step = -(-total // 3)
     body = _get(bot)
-    wanted = sorted({*range(1, total + 1, step), total})
+    wanted = [0, *sorted({*range(1, total + 1, step), total})]
     assert [p["match"] for p in body["rating"]] == wanted
     assert body["rated_matches"] == total
 
@@ -222,11 +219,11 @@ def test_the_backfill_tallies_matches_recorded_before_tallies_and_only_once(worl
     before = _get(bot)
     rows = SeatTally.objects.count()
     SeatTally.objects.all().delete()
-    cache.clear()
+    cache.delete(bot_analytics_key(bot.pk, world.variant.pk))
     assert _get(bot)["deals"] == 0
     call_command("backfill_analytics", stdout=open("/dev/null", "w"))  # noqa: SIM115
     assert SeatTally.objects.count() == rows
-    cache.clear()
+    cache.delete(bot_analytics_key(bot.pk, world.variant.pk))
     assert _get(bot) == before
     call_command("backfill_analytics", stdout=open("/dev/null", "w"))  # noqa: SIM115
     assert SeatTally.objects.count() == rows

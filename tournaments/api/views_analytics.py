@@ -42,10 +42,12 @@ class BotAnalyticsView(APIView):
         query.is_valid(raise_exception=True)
         played = played_variants(bot_id=pk)
         variant: Variant | None = query.validated_data["variant"]
-        if variant is None and played:
-            variant = Variant.objects.get(pk=played[0].variant_id)
         body = {"variants": PlayedVariantOutput(played, many=True).data}
-        if variant is None:
+        if variant is not None:
+            chosen = (variant.pk, variant.name)
+        elif played:
+            chosen = (played[0].variant_id, played[0].name)
+        else:
             return Response({"bot": pk, "variant": None, **body})
-        analytics = bot_analytics(bot_id=pk, variant=variant)
+        analytics = bot_analytics(bot_id=pk, variant_id=chosen[0], variant_name=chosen[1])
         return Response({**BotAnalyticsOutput(analytics).data, **body})

@@ -33,7 +33,7 @@ from django.db.models import (
 from django.db.models.functions import Mod, RowNumber, Trunc
 
 from tournaments.cache_keys import bot_analytics_key
-from tournaments.models import MatchSeat, MatchStatus, RatingHistory, SeatTally, Variant
+from tournaments.models import MatchSeat, MatchStatus, RatingHistory, SeatTally
 from tournaments.rating_math import conservative
 
 log = logging.getLogger(__name__)
@@ -51,6 +51,14 @@ FAULT_PERIODS = (
     ("month", 31 * 86_400),
 )
 FAULT_PERIODS_SHOWN = 12
+# How the page names a period by its start (UTC, as the site shows every time).
+PERIOD_LABELS = {
+    "minute": "%Y-%m-%d %H:%M",
+    "hour": "%Y-%m-%d %H:00",
+    "day": "%Y-%m-%d",
+    "week": "week of %Y-%m-%d",
+    "month": "%Y-%m",
+}
 
 
 @dataclass(frozen=True)
@@ -105,6 +113,7 @@ class FaultPeriod:
     """The bot's finished matches that ended in one period, with their faults."""
 
     start: datetime
+    label: str
     matches: int
     faults: int
     disqualified: int
@@ -192,9 +201,9 @@ def played_variants(*, bot_id: int) -> list[PlayedVariant]:
     ]
 
 
-def bot_analytics(*, bot_id: int, variant: Variant) -> BotAnalytics:
+def bot_analytics(*, bot_id: int, variant_id: int, variant_name: str) -> BotAnalytics:
     """The bot's analytics in the variant, from the cache or read in a fixed number of queries."""
-    key = bot_analytics_key(bot_id, variant.pk)
+    key = bot_analytics_key(bot_id, variant_id)
     timeout = settings.BOT_ANALYTICS_CACHE_SECONDS
     if timeout:
         try:
@@ -204,7 +213,7 @@ def bot_analytics(*, bot_id: int, variant: Variant) -> BotAnalytics:
             found = None
         if isinstance(found, BotAnalytics):
             return found
-    analytics = read_bot_analytics(bot_id=bot_id, variant=variant)
+    analytics = read_bot_analytics(bot_id=bot_id, variant_id=variant_id, variant_name=variant_name)
     if timeout:
         try:
             cache.set(key, analytics, timeout=timeout)
@@ -213,9 +222,9 @@ def bot_analytics(*, bot_id: int, variant: Variant) -> BotAnalytics:
     return analytics
 
 
-def read_bot_analytics(*, bot_id: int, variant: Variant) -> BotAnalytics:
+def read_bot_analytics(*, bot_id: int, variant_id: int, variant_name: str) -> BotAnalytics:
     """The bot's analytics in the variant, read from the database (no cache)."""
-    tallies = SeatTally.objects.filter(bot_id=bot_id, variant=variant)
+    tallies = SeatTally.objects.filter(bot_id=bot_id, variant_id=variant_id)
     by_hand = [
         DealLine(key=r["hand_size"], deals=r["deals"], exact=r["exact"], points=r["points"])
         for r in tallies.values("hand_size")
@@ -238,19 +247,19 @@ def read_bot_analytics(*, bot_id: int, variant: Variant) -> BotAnalytics:
             key=lambda r: (r["players"], r["after_dealer"] or r["players"]),
         )
     ]
-    period, faults = _faults_over_time(bot_id, variant.pk)
-    rated, rating = _rating_over_matches(bot_id, variant.pk)
+    period, faults = _faults_over_time(bot_id, variant_id)
+    rated, rating = _rating_over_matches(bot_id, variant_id)
     return BotAnalytics(
         bot_id=bot_id,
-        variant_id=variant.pk,
-        variant=variant.name,
-        matches=_finished_seats(bot_id, variant.pk).count(),
+        variant_id=variant_id,
+        variant=variant_name,
+        matches=_finished_seats(bot_id, variant_id).count(),
         deals=sum(line.deals for line in by_hand),
         exact=sum(line.exact for line in by_hand),
         points=sum(line.points for line in by_hand),
         by_hand_size=by_hand,
         by_place=by_place,
-        opponents=_opponents(bot_id, variant.pk),
+        opponents=_opponents(bot_id, variant_id),
         fault_period=period,
         faults=faults,
         rated_matches=rated,
@@ -316,14 +325,20 @@ def _faults_over_time(bot_id: int, variant_id: int) -> tuple[str, list[FaultPeri
         .order_by("-period")[:FAULT_PERIODS_SHOWN]
     )
     return period, [
-        FaultPeriod(r["period"], r["matches"], r["faults"], r["disqualified"])
+        FaultPeriod(
+            start=r["period"],
+            label=r["period"].strftime(PERIOD_LABELS[period]),
+            matches=r["matches"],
+            faults=r["faults"],
+            disqualified=r["disqualified"],
+        )
         for r in reversed(rows)
     ]
 
 
 def _rating_over_matches(bot_id: int, variant_id: int) -> tuple[int, list[RatingPoint]]:
-    """How many rated matches, and the rating after each (at most RATING_POINTS of them,
-    evenly spread, the first and the latest always among them).
+    """How many rated matches, and the rating before the first (match 0) and after each (at
+    most RATING_POINTS of them, evenly spread, the first and the latest always among them).
 
     A new version's update (sigma raised, no match) keeps the number of the match before it.
     """
@@ -340,9 +355,15 @@ def _rating_over_matches(bot_id: int, variant_id: int) -> tuple[int, list[Rating
         rows = rows.annotate(offset=Mod(F("row") - 1, step, output_field=IntegerField())).filter(
             Q(offset=0) | Q(row=total)
         )
-    points = [
+    found = list(
+        rows.values(
+            "number", "at", "mu_before", "sigma_before", "mu_after", "sigma_after"
+        ).order_by("sequence")
+    )
+    first = found[0]
+    start = RatingPoint(match=0, at=first["at"], mu=first["mu_before"], sigma=first["sigma_before"])
+    points = [start] + [
         RatingPoint(match=r["number"], at=r["at"], mu=r["mu_after"], sigma=r["sigma_after"])
-        for r in rows.values("number", "at", "mu_after", "sigma_after").order_by("sequence")
+        for r in found
     ]
-    rated = max(point.match for point in points)
-    return rated, points
+    return points[-1].match, points

@@ -77,5 +77,7 @@ class BotAnalyticsOutput(serializers.Serializer):
     faults = FaultPeriodOutput(many=True, help_text="the latest periods, oldest first")
     rated_matches = serializers.IntegerField()
     rating = RatingPointOutput(
-        many=True, help_text="at most 500 points, evenly spread; the latest always among them"
+        many=True,
+        help_text="the rating before the first rated match (match 0), then after at most 500 "
+        "of them, evenly spread, the latest always among them",
     )
