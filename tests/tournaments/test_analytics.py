@@ -14,11 +14,12 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
-from tests.tournaments.dashboard.world import World, build_world
+from tests.tournaments.dashboard.world import World, build_world, play_and_record, queue_match
 from tournaments.cache_keys import bot_analytics_key
 from tournaments.models import Bot, Match, MatchSeat, MatchStatus, RatingHistory, Replay, SeatTally
 from tournaments.selectors import analytics
 from tournaments.services.matches import match_create
+from tournaments.services.ratings import ratings_apply_pending
 from tournaments.services.runs import match_run
 
 pytestmark = pytest.mark.django_db
@@ -245,3 +246,18 @@ def test_a_bot_without_matches_and_bad_requests(world: World, make_bot: Any) -> 
     assert response.status_code == 400 and "variant" in response.json()["error"]["detail"]
     assert APIClient().get("/api/bots/999999/analytics/").status_code == 404
     assert APIClient().get(f"/api/bots/{10**20}/analytics/").status_code == 404
+
+
+def test_rating_a_match_drops_the_bots_cached_analytics(
+    world: World, django_capture_on_commit_callbacks: Any
+) -> None:
+    bot = world.bots[0]
+    before = _get(bot)
+    match = queue_match(world.tournament, world.bots[:4], round_=99)
+    play_and_record(match)  # its own drop of the cache waits for a commit that never comes here
+    assert _get(bot)["matches"] == before["matches"]  # the analytics come from the cache
+    with django_capture_on_commit_callbacks(execute=True):
+        ratings_apply_pending()
+    after = _get(bot)
+    assert after["rated_matches"] == before["rated_matches"] + 1
+    assert after["matches"] == before["matches"] + 1
