@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
@@ -23,10 +25,8 @@ from django.db.models import (
     IntegerField,
     Max,
     Min,
-    OuterRef,
     Q,
     QuerySet,
-    Subquery,
     Sum,
     Window,
 )
@@ -224,29 +224,19 @@ def bot_analytics(*, bot_id: int, variant_id: int, variant_name: str) -> BotAnal
 
 def read_bot_analytics(*, bot_id: int, variant_id: int, variant_name: str) -> BotAnalytics:
     """The bot's analytics in the variant, read from the database (no cache)."""
-    tallies = SeatTally.objects.filter(bot_id=bot_id, variant_id=variant_id)
-    by_hand = [
-        DealLine(key=r["hand_size"], deals=r["deals"], exact=r["exact"], points=r["points"])
-        for r in tallies.values("hand_size")
+    # One pass over the bot's tallies, grouped finely; both tables are summed from its rows.
+    groups = list(
+        SeatTally.objects.filter(bot_id=bot_id, variant_id=variant_id)
+        .values("hand_size", "players", "after_dealer")
         .annotate(deals=Sum("deals"), exact=Sum("exact"), points=Sum("points"))
-        .order_by("hand_size")
-    ]
-    by_place = [
-        DealLine(
-            key=r["after_dealer"],
-            players=r["players"],
-            deals=r["deals"],
-            exact=r["exact"],
-            points=r["points"],
-        )
-        # Bidding order: first to bid (1) to the dealer (0), who bids last.
-        for r in sorted(
-            tallies.values("players", "after_dealer")
-            .annotate(deals=Sum("deals"), exact=Sum("exact"), points=Sum("points"))
-            .order_by(),
-            key=lambda r: (r["players"], r["after_dealer"] or r["players"]),
-        )
-    ]
+        .order_by()
+    )
+    by_hand = _summed(groups, lambda r: (r["hand_size"],))
+    # Bidding order: first to bid (1) to the dealer (0), who bids last.
+    by_place = sorted(
+        _summed(groups, lambda r: (r["after_dealer"], r["players"])),
+        key=lambda line: (line.players or 0, line.key or line.players or 0),
+    )
     period, faults = _faults_over_time(bot_id, variant_id)
     rated, rating = _rating_over_matches(bot_id, variant_id)
     return BotAnalytics(
@@ -267,9 +257,33 @@ def read_bot_analytics(*, bot_id: int, variant_id: int, variant_name: str) -> Bo
     )
 
 
+def _summed(
+    groups: Sequence[Mapping[str, Any]], key: Callable[[Mapping[str, Any]], tuple[int, ...]]
+) -> list[DealLine]:
+    """Tally groups summed by ``key`` (a hand size; or a place and the table's size), in order."""
+    sums: dict[tuple[int, ...], list[int]] = {}
+    for row in groups:
+        line = sums.setdefault(key(row), [0, 0, 0])
+        line[0] += row["deals"]
+        line[1] += row["exact"]
+        line[2] += row["points"]
+    return [
+        DealLine(
+            key=k[0],
+            players=k[1] if len(k) > 1 else None,
+            deals=deals,
+            exact=exact,
+            points=points,
+        )
+        for k, (deals, exact, points) in sorted(sums.items())
+    ]
+
+
 def _opponents(bot_id: int, variant_id: int) -> list[OpponentLine]:
     """The bots it shared most finished tables with, and how it scored against each."""
-    mine = MatchSeat.objects.filter(match=OuterRef("match"), bot_id=bot_id).values("score")[:1]
+    # Each opponent's seat joined to the bot's own seat at the same table ("match__seats"),
+    # one join that the filter and the counts share: "score" is theirs, the joined one the bot's.
+    mine = F("match__seats__score")
     rows = (
         MatchSeat.objects.filter(
             match__seats__bot_id=bot_id,
@@ -277,13 +291,12 @@ def _opponents(bot_id: int, variant_id: int) -> list[OpponentLine]:
             match__status=MatchStatus.FINISHED,
         )
         .exclude(bot_id=bot_id)
-        .annotate(my_score=Subquery(mine))
         .values("bot_id", "bot__name")
         .annotate(
             tables=Count("pk"),
-            ahead=Count("pk", filter=Q(my_score__gt=F("score"))),
-            level=Count("pk", filter=Q(my_score=F("score"))),
-            behind=Count("pk", filter=Q(my_score__lt=F("score"))),
+            ahead=Count("pk", filter=Q(score__lt=mine)),
+            level=Count("pk", filter=Q(score=mine)),
+            behind=Count("pk", filter=Q(score__gt=mine)),
         )
         .order_by("-tables", "bot__name")[:OPPONENTS_SHOWN]
     )
