@@ -180,15 +180,13 @@ def _ratings_before_recent(*, variant: Variant, bot_ids: list[int]) -> dict[int,
     return {bot_id: value for bot_id, (_, value) in oldest.items()}
 
 
-def rating_series(*, variant: Variant | None, bot_ids: list[int]) -> list[RatingHistory]:
-    """The latest rating updates of the given bots (one variant, or all), oldest first."""
-    rows = RatingHistory.objects.filter(bot_id__in=bot_ids)
-    if variant is not None:
-        rows = rows.filter(variant=variant)
+def rating_series(*, variant: Variant, bot_ids: list[int]) -> list[RatingHistory]:
+    """The latest rating updates of the given bots in one variant, oldest first."""
+    rows = RatingHistory.objects.filter(bot_id__in=bot_ids, variant=variant)
     rows = rows.annotate(
         back=Window(
             RowNumber(),
-            partition_by=[F("bot_id"), F("variant_id")],
+            partition_by=[F("bot_id")],
             order_by=[F("sequence").desc()],
         )
     ).filter(back__lte=CHART_POINTS_PER_SERIES)
