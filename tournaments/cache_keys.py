@@ -30,3 +30,8 @@ def sign_in_attempts_key(username: str) -> str:
 def sign_in_lockout_key(username: str) -> str:
     """Cache key holding when an account's sign-in lockout ends (a Unix time)."""
     return "ohhell:sign-in-lockout:" + _account(username)
+
+
+def bot_analytics_key(bot_id: int, variant_id: int) -> str:
+    """Cache key holding a bot's analytics in one variant (tournaments/selectors/analytics.py)."""
+    return f"ohhell:bot-analytics:{bot_id}:{variant_id}"

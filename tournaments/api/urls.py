@@ -10,6 +10,7 @@ from drf_spectacular.views import (
 )
 from rest_framework.routers import DefaultRouter
 
+from tournaments.api.views_analytics import BotAnalyticsView
 from tournaments.api.views_api import HealthView, not_found
 from tournaments.api.views_auth import MeView, SignUpView, TokenRevokeView, TokenView
 from tournaments.api.views_bots import BotViewSet
@@ -83,6 +84,7 @@ urlpatterns = [
     path(
         "leaderboard/intervals/", LeaderboardIntervalsView.as_view(), name="leaderboard-intervals"
     ),
+    path("bots/<int:pk>/analytics/", BotAnalyticsView.as_view(), name="bot-analytics"),
     path("bots/<int:pk>/ratings/", BotRatingsView.as_view(), name="bot-ratings"),
     path(
         "bots/<int:pk>/rating-history/", BotRatingHistoryView.as_view(), name="bot-rating-history"

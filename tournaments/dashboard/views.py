@@ -18,7 +18,7 @@ from engine import PRESET_NOTES
 from engine.errors import InvalidReplayError
 from engine.replay import verify_replay
 from engine.seeds import seed_matches, seed_sha256
-from tournaments.dashboard.charts import rating_chart
+from tournaments.dashboard.charts import rating_band_chart, rating_chart
 from tournaments.dashboard.study import ranking_study
 from tournaments.models import (
     Bot,
@@ -35,6 +35,7 @@ from tournaments.models import (
 from tournaments.models.competitions import DEALS
 from tournaments.rating_math import is_provisional, margin
 from tournaments.selectors import dashboard as reads
+from tournaments.selectors.analytics import bot_analytics, played_variants
 from tournaments.selectors.bots import bot_health_checks
 from tournaments.selectors.ladders import ACTIVITY_WINDOW, ladders_activity
 from tournaments.selectors.matches import match_replay_id, match_seed_revealed
@@ -122,7 +123,8 @@ def leaderboard_page(request: HttpRequest, variant: str) -> HttpResponse:
 
 @require_safe
 def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
-    """Show one bot: ratings and their history, matches, opponents, faults and health."""
+    """Show one bot: ratings, analytics of one variant (``?variant=``, by default the one it
+    played most), matches, faults and health."""
     bot = reads.bot_profile(bot_id=bot_id)
     if bot is None:
         raise Http404(f"No bot {bot_id}.")
@@ -130,9 +132,17 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     for rating in ratings:
         rating.provisional = is_provisional(rating.matches)
         rating.three_sigma = margin(rating.sigma)
-    rows = reads.rating_series(variant=None, bot_ids=[bot.pk])
-    chart = rating_chart(
-        rows, lambda r: r.variant_id, {r.variant_id: r.variant.name for r in ratings}
+    played = played_variants(bot_id=bot.pk)
+    asked = request.GET.get("variant", "")
+    chosen = (
+        next((v for v in played if v.name == asked), None) if asked else next(iter(played), None)
+    )
+    if asked and chosen is None:
+        raise Http404(f"variant: bot {bot.pk} has no finished match in {asked!r}.")
+    analytics = (
+        None
+        if chosen is None
+        else bot_analytics(bot_id=bot.pk, variant_id=chosen.variant_id, variant_name=chosen.name)
     )
     summary = reads.bot_play_summary(bot=bot)
     context = {
@@ -140,13 +150,16 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
         # Error texts can name the bot's host, port and path: its owner and staff only.
         "private": sees_bot_privately(request.user, bot.owner_id),
         "ratings": ratings,
-        "chart": chart,
+        "played": played,
+        "analytics": analytics,
+        "chart": rating_band_chart(analytics.rating) if analytics else {},
         "summary": summary,
         "matches": reads.bot_recent_matches(bot=bot),
-        "head_to_head": reads.bot_head_to_head(bot=bot),
         "faults": reads.bot_fault_rates(bot=bot, matches=summary["matches"]),
         "health_checks": list(bot_health_checks(bot=bot, limit=15)),
         "api_url": f"/api/bots/{bot.pk}/",
+        "analytics_api_url": f"/api/bots/{bot.pk}/analytics/"
+        + (f"?variant={chosen.name}" if chosen else ""),
         "history_api_url": f"/api/bots/{bot.pk}/rating-history/",
     }
     return render(request, "dashboard/bot.html", context)

@@ -4,6 +4,7 @@ Invariants that matter live in the database (unique and check constraints, forei
 so they hold whichever process writes: API, admin, Celery worker or a shell.
 """
 
+from tournaments.models.analytics import SeatTally
 from tournaments.models.bots import (
     Bot,
     BotHealthCheck,
@@ -67,6 +68,7 @@ __all__ = [
     "RecomputeStatus",
     "Replay",
     "SeatFault",
+    "SeatTally",
     "SharedHost",
     "Tournament",
     "TournamentEntry",

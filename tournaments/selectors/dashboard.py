@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
@@ -12,11 +11,9 @@ from django.db.models import (
     Count,
     F,
     Max,
-    OuterRef,
     Prefetch,
     Q,
     QuerySet,
-    Subquery,
     Sum,
     Window,
 )
@@ -183,15 +180,13 @@ def _ratings_before_recent(*, variant: Variant, bot_ids: list[int]) -> dict[int,
     return {bot_id: value for bot_id, (_, value) in oldest.items()}
 
 
-def rating_series(*, variant: Variant | None, bot_ids: list[int]) -> list[RatingHistory]:
-    """The latest rating updates of the given bots (one variant, or all), oldest first."""
-    rows = RatingHistory.objects.filter(bot_id__in=bot_ids)
-    if variant is not None:
-        rows = rows.filter(variant=variant)
+def rating_series(*, variant: Variant, bot_ids: list[int]) -> list[RatingHistory]:
+    """The latest rating updates of the given bots in one variant, oldest first."""
+    rows = RatingHistory.objects.filter(bot_id__in=bot_ids, variant=variant)
     rows = rows.annotate(
         back=Window(
             RowNumber(),
-            partition_by=[F("bot_id"), F("variant_id")],
+            partition_by=[F("bot_id")],
             order_by=[F("sequence").desc()],
         )
     ).filter(back__lte=CHART_POINTS_PER_SERIES)
@@ -209,25 +204,6 @@ def bot_recent_matches(*, bot: Bot, limit: int = 15) -> list[Match]:
     """The bot's latest matches of any state, with every seat loaded."""
     rows = Match.objects.filter(seats__bot=bot).select_related("variant", "tournament")
     return list(rows.prefetch_related(_seats_prefetch()).order_by("-created_at", "-pk")[:limit])
-
-
-def bot_head_to_head(*, bot: Bot, limit: int = 20) -> list[Mapping[str, Any]]:
-    """Finished matches shared with each opponent: how often the bot scored above, level, below."""
-    mine = MatchSeat.objects.filter(match=OuterRef("match"), bot=bot).values("score")[:1]
-    rows = (
-        MatchSeat.objects.filter(match__seats__bot=bot, match__status=MatchStatus.FINISHED)
-        .exclude(bot=bot)
-        .annotate(my_score=Subquery(mine))
-        .values("bot_id", "bot__name")
-        .annotate(
-            matches=Count("pk"),
-            ahead=Count("pk", filter=Q(my_score__gt=F("score"))),
-            level=Count("pk", filter=Q(my_score=F("score"))),
-            behind=Count("pk", filter=Q(my_score__lt=F("score"))),
-        )
-        .order_by("-matches", "bot__name")[:limit]
-    )
-    return list(rows)
 
 
 def bot_play_summary(*, bot: Bot) -> dict[str, Any]:

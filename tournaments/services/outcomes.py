@@ -31,6 +31,7 @@ from tournaments.models import (
     VoidedDeal,
     VoidReason,
 )
+from tournaments.services.analytics import seat_tallies_write
 from tournaments.services.bots import bots_refusals_counted, bots_refused_signature
 from tournaments.services.matches import RECORDABLE, after_finish, reopen_tournament
 
@@ -233,6 +234,7 @@ def _write_outcome(*, match_id: int, token: str, played: PlayedMatch) -> bool:
         bots_refused_signature(bot_ids=refused, match_id=match.pk)
     SeatFault.objects.bulk_create(faults)
     Replay.objects.create(match=match, data=played.replay)
+    seat_tallies_write(match=match, seats=seats.values(), replay=played.replay)
     if match.status == MatchStatus.FAILED:
         # Given up on before this outcome arrived: it ends as a retried match would.
         reopen_tournament(match.tournament_id)

@@ -47,6 +47,7 @@ from tournaments.models import (
     Variant,
 )
 from tournaments.rating_math import RatingParams, new_version_sigma, rate
+from tournaments.services.analytics import forget_bot_analytics
 
 logger = logging.getLogger(__name__)
 RATING_LOCK_KEY = 7_042_017  # any constant shared by every process of this deployment
@@ -539,6 +540,7 @@ def _apply_batch(batch: int) -> int:
     save_state(state)
     save_history(history)
     forget_leaderboards({variant_id for _, variant_id in state.values})
+    forget_bot_analytics({(row.bot_id, row.variant_id) for row in history})
     _update_rows(Match, rated + skipped, ["rated", "rated_at", "rating_sequence", "rating_group"])
     _update_rows(BotVersion, versions, ["rating_sequence"])
     return len(rated) + len(skipped) + len(versions)

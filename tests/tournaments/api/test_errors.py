@@ -133,6 +133,7 @@ def test_odd_query_strings_never_answer_500(anonymous_client, bot, query):
         "/api/leaderboard/",
         f"/api/bots/{bot.pk}/rating-history/",
         f"/api/bots/{bot.pk}/ratings/",
+        f"/api/bots/{bot.pk}/analytics/",
     ):
         response = anonymous_client.get(f"{url}?{query}")
         assert response.status_code in (200, 400, 404), (url, query)

@@ -19,6 +19,8 @@ def test_an_odd_variant_or_bot_in_a_query_string_is_never_a_500(
     for url in (
         f"/api/leaderboard/?variant={value}",
         f"/api/bots/{bot.pk}/rating-history/?variant={value}",
+        f"/api/bots/{bot.pk}/analytics/?variant={value}",
+        f"/bots/{bot.pk}/?variant={value}",
         f"/api/bots/{bot.pk}/ratings/?variant={value}",
         f"/api/matches/?bot={value}",
         f"/api/tournaments/?variant={value}",
@@ -39,6 +41,7 @@ def test_an_odd_id_in_a_path_is_never_a_500(
         (anonymous_client, f"/api/bots/{value}/ratings/"),
         (anonymous_client, f"/api/bots/{value}/ratings/?at=2024-01-01T00:00:00Z"),
         (anonymous_client, f"/api/bots/{value}/rating-history/"),
+        (anonymous_client, f"/api/bots/{value}/analytics/"),
         (anonymous_client, f"/api/bots/{value}/rating-history/?at=2024-01-01T00:00:00Z"),
         (anonymous_client, f"/api/matches/{value}/"),
         (anonymous_client, f"/api/tournaments/{value}/"),

@@ -37,6 +37,7 @@ EXPECTED_PATHS = {
     "/api/leaderboard/": {"get"},
     "/api/bots/{id}/ratings/": {"get"},
     "/api/bots/{id}/rating-history/": {"get"},
+    "/api/bots/{id}/analytics/": {"get"},
     "/api/ratings/recompute/": {"post"},
     "/api/ratings/recompute/{id}/": {"get"},
 }
@@ -85,6 +86,7 @@ def test_the_new_endpoints_document_their_bodies_and_parameters(db):
     assert {"tournament", "variant", "status", "bot"} <= parameters("/api/matches/")
     assert {"variant", "include_provisional"} <= parameters("/api/leaderboard/")
     assert {"variant", "at"} <= parameters("/api/bots/{id}/rating-history/")
+    assert {"variant"} <= parameters("/api/bots/{id}/analytics/")
     assert "at" in parameters("/api/bots/{id}/ratings/")
 
 

@@ -10,7 +10,7 @@ import json
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +24,11 @@ from engine.simulate import play_game
 from tests.browser import find_chromium, missing_reason
 from tests.tournaments.dashboard.world import (
     World,
+    build_history,
     build_world,
-    make_bots,
     play_and_record,
-    queue_match,
 )
-from tournaments.models import Bot, Rating, RatingHistory, Replay, SeatFault
-from tournaments.services.ratings import ratings_apply_pending
+from tournaments.models import Bot, Rating, RatingHistory, Replay, SeatFault, SeatTally
 
 CHROMIUM = find_chromium()
 if CHROMIUM is None:
@@ -59,6 +57,8 @@ document.addEventListener("securitypolicyviolation", (e) =>
 """
 
 pytestmark = pytest.mark.django_db(transaction=True)
+# What a chart's legend shows for a value it does not have.
+NO_VALUE = "\N{EN DASH}"
 
 
 @pytest.fixture(scope="module")
@@ -235,7 +235,8 @@ def test_a_bot_page_draws_its_rating_chart(page, world):
     canvas.wait_for()
     box = canvas.bounding_box()
     assert box is not None and box["width"] > 200 and box["height"] > 100
-    assert page.locator("figure[data-chart] .u-legend").inner_text().count("oh-hell") == 1
+    legend = page.locator("figure[data-chart] .u-legend").inner_text()
+    assert "(latest)" in legend and NO_VALUE not in legend, legend
     shoot(page, "bot")
 
 
@@ -344,20 +345,56 @@ def test_every_page_fits_the_screen_and_loads_everything_from_this_server(page, 
     assert len(pages_seen) == len(PAGES)
 
 
-def test_a_chart_of_one_rated_match_spans_hours_around_it_not_years(page, world):
-    when = datetime(2026, 11, 15, 12, 0, tzinfo=UTC)
-    newcomers = make_bots(4, [world.bots[0].owner], prefix="newcomer")
-    play_and_record(queue_match(world.tournament, newcomers, round_=90), when=when)
-    ratings_apply_pending()
-    page.goto(f"/bots/{newcomers[0].pk}/")
+def test_a_leaderboard_chart_of_one_rated_match_spans_minutes_around_it_not_hours(page, world):
+    RatingHistory.objects.exclude(bot__in=world.bots[:4]).delete()
+    Rating.objects.exclude(bot__in=world.bots[:4]).delete()
+    first = RatingHistory.objects.order_by("sequence").first()
+    assert first is not None
+    RatingHistory.objects.exclude(match=first.match).delete()
+    page.goto(f"/leaderboard/{world.variant.name}/")
     page.locator("figure[data-chart].drawn").wait_for()
     low, high = map(
         float, page.locator("figure[data-chart]").get_attribute("data-x-range").split(",")
     )
-    rated_at = RatingHistory.objects.get(bot=newcomers[0]).at.timestamp()
-    assert low < rated_at < high
-    assert high - low <= 6 * 3600, (low, high)
-    shoot(page, "bot-one-match")
+    assert low < first.at.timestamp() < high
+    assert high - low <= 15 * 60, (low, high)  # minutes: not the evening around it
+    legend = page.locator("figure[data-chart] .u-legend").inner_text()
+    assert "(latest)" in legend and NO_VALUE not in legend, legend
+    shoot(page, "leaderboard-one-match")
+
+
+@pytest.mark.parametrize("matches", [1, 500])
+def test_a_bot_page_reads_well_from_its_first_match_to_its_five_hundredth(
+    page, transactional_db, matches
+):
+    owner = User.objects.create_user(username="hist", password="a-long-test-passphrase-42")
+    bots = build_history(owner=owner, matches=matches, prefix="hist", gap=timedelta(minutes=3))
+    bot = bots[0]
+    last = RatingHistory.objects.filter(bot=bot).order_by("-sequence").first()
+    assert last is not None
+    rated = RatingHistory.objects.filter(bot=bot).count()
+    rating = f"{round(last.mu_after - 3 * last.sigma_after, 2):.2f}"
+    hand_sizes = SeatTally.objects.filter(bot=bot).values("hand_size").distinct().count()
+    for width in (1366, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(f"/bots/{bot.pk}/")
+        figure = page.locator("figure[data-chart].drawn")
+        figure.wait_for()
+        low, high = map(float, figure.get_attribute("data-x-range").split(","))
+        # The axis spans the matches played, from the rating before the first, and little more.
+        assert low <= 0 and high >= rated, (low, high)
+        assert high - low <= 1.1 * rated + 1, (low, high)
+        legend = page.locator("figure[data-chart] .u-legend").inner_text()
+        assert f"{rated} (latest)" in legend and rating in legend and NO_VALUE not in legend, legend
+        box = page.locator("figure[data-chart] canvas").bounding_box()
+        assert box is not None and box["width"] > 250 and box["height"] > 200
+        assert page.locator("#by-hand-size tbody tr").count() == hand_sizes > 0
+        assert page.locator("#by-place tbody tr").count() == 4
+        assert page.locator("#opponents tbody tr").count() == 3
+        assert page.locator("#faults-over-time tbody tr").count() >= 1
+        scroll = page.evaluate("document.documentElement.scrollWidth")
+        assert scroll <= width, f"the bot page scrolls sideways at {width} px ({scroll} px)"
+        shoot(page, f"bot-{matches}-matches-{width}")
 
 
 def test_the_scrubber_jumps_to_any_deal_and_trick(page, world):

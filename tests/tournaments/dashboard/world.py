@@ -24,6 +24,7 @@ from tournaments.models import (
     TournamentStatus,
     Variant,
 )
+from tournaments.services.analytics import seat_tallies_write
 from tournaments.services.ratings import ratings_apply_pending
 
 # Strong and weak reference players, so the leaderboard has a real order to show.
@@ -86,6 +87,7 @@ def play_and_record(match: Match, *, when: datetime | None = None, faults: bool 
         )
     MatchSeat.objects.bulk_update(seats, ["score", "rank", "bids_total", "bids_exact", "faults"])
     Replay.objects.create(match=match, data=replay)
+    seat_tallies_write(match=match, seats=seats, replay=replay)
     finished_at = when or timezone.now()
     Match.objects.filter(pk=match.pk).update(
         status=MatchStatus.FINISHED,
@@ -133,3 +135,28 @@ def build_world(
             bot=bot, ok=False, error_kind="timeout", error_message="no answer in 2000 ms"
         )
     return world
+
+
+def build_history(*, owner: User, matches: int, prefix: str, gap: timedelta) -> list[Bot]:
+    """Four bots of oh-hell that have played ``matches`` rated matches together, one every
+    ``gap`` up to now, some with faults; the first bot is the one to look at."""
+    variant = Variant.objects.get(name="oh-hell")
+    bots = make_bots(4, [owner], prefix=prefix)
+    tournament = Tournament.objects.create(
+        name=f"{prefix} league",
+        organiser=owner,
+        variant=variant,
+        format="round_robin",
+        status=TournamentStatus.RUNNING,
+        table_size=4,
+        started_at=timezone.now() - gap * (matches + 1),
+        rated=True,
+    )
+    TournamentEntry.objects.bulk_create(TournamentEntry(tournament=tournament, bot=b) for b in bots)
+    first = timezone.now() - gap * matches
+    for i in range(matches):
+        seated = bots[i % 4 :] + bots[: i % 4]  # each bot deals first in turn
+        match = queue_match(tournament, seated, round_=i + 1)
+        play_and_record(match, when=first + gap * i, faults=i % 7 == 3)
+    ratings_apply_pending()
+    return bots

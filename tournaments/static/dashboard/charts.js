@@ -1,21 +1,38 @@
 /* Draw each <figure data-chart="id"> with uPlot from the JSON in <script id="id">.
-   The set-up every chart of the dashboard shares is window.OhHellCharts (study-chart.js too). */
+   The set-up every chart of the dashboard shares is window.OhHellCharts (study-chart.js too).
+   Two kinds: ratings of several series over time (the leaderboard), and one bot's rating by
+   match number with its uncertainty as a band ({band: true}, tournaments/dashboard/charts.py). */
 (function () {
   "use strict";
   var PALETTE = ["#2563eb", "#dc2626", "#059669", "#d97706", "#7c3aed", "#0891b2", "#db2777", "#4b5563",
     "#65a30d", "#9333ea"];
   var HEIGHT = 320;
+  // Steps between the ticks of a match-number axis: whole matches only.
+  var WHOLE_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000];
 
-  function formatTime(u, value) {
-    return value == null ? "" : new Date(value * 1000).toLocaleString();
+  // The last value of a series, which the legend shows while the cursor is off the chart.
+  function latest(values) {
+    for (var i = values.length - 1; i >= 0; i--) {
+      if (values[i] != null) return values[i];
+    }
+    return null;
   }
 
-  // uPlot widens the range of one instant by years; show the points' own span, padded by a
-  // little and at least two hours wide.
-  var MIN_SPAN_S = 2 * 3600;
-  function timeRange(times) {
-    var min = times[0], max = times[times.length - 1];
-    var pad = Math.max((max - min) * 0.04, (MIN_SPAN_S - (max - min)) / 2);
+  function formatTime(value) {
+    return new Date(value * 1000).toLocaleString();
+  }
+
+  // A legend value to two places: under the cursor, or the series' latest off the chart.
+  function twoPlaces(u, v, seriesIdx, idx) {
+    var value = idx == null ? latest(u.data[seriesIdx]) : v;
+    return value == null ? "–" : value.toFixed(2);
+  }
+
+  // The x range of the data itself, padded by a little and at least ``least`` wide: uPlot
+  // widens the range of one point by far more (years of time, or a whole range of numbers).
+  function span(xs, least) {
+    var min = xs[0], max = xs[xs.length - 1];
+    var pad = Math.max((max - min) * 0.03, (least - (max - min)) / 2);
     return [min - pad, max + pad];
   }
 
@@ -27,7 +44,7 @@
         label: s.label,
         stroke: palette[i % palette.length],
         width: 2,
-        value: function (u, v) { return v == null ? "–" : v.toFixed(2); }
+        value: twoPlaces
       }, extra);
     });
   }
@@ -51,24 +68,67 @@
 
   window.OhHellCharts = { lines: lines, plot: plot };
 
-  function draw(figure) {
-    var data = JSON.parse(document.getElementById(figure.dataset.chart).textContent);
+  // The x range shown, for people reading the page's source and for its tests.
+  function recordRange(figure) {
+    return [function (u, key) {
+      if (key === "x") figure.dataset.xRange = u.scales.x.min + "," + u.scales.x.max;
+    }];
+  }
+
+  function drawOverTime(figure, data) {
     var few = data.x.length < 60;
-    var series = [{ label: "after match at", value: formatTime }].concat(
-      lines(data, PALETTE, { spanGaps: true, points: { show: few } }));
+    var last = data.x[data.x.length - 1];
+    var series = [{
+      label: "after match at",
+      value: function (u, v, seriesIdx, idx) {
+        return idx == null ? formatTime(last) + " (latest)" : formatTime(v);
+      }
+    }].concat(lines(data, PALETTE, { spanGaps: true, points: { show: few } }));
     plot(figure, data, {
       series: series,
-      scales: { x: { time: true, auto: false, range: timeRange(data.x) } },
+      // At least ten minutes: a few minutes of play read as minutes, not as an evening.
+      scales: { x: { time: true, auto: false, range: span(data.x, 600) } },
       axes: [{}, { label: figure.dataset.yLabel, size: 60 }],
       legend: { live: true },
-      hooks: {
-        // The time range shown, for people reading the page's source and for its tests.
-        setScale: [function (u, key) {
-          if (key === "x") figure.dataset.xRange = u.scales.x.min + "," + u.scales.x.max;
-        }]
-      }
+      hooks: { setScale: recordRange(figure) }
     }, HEIGHT);
   }
 
-  document.querySelectorAll("figure[data-chart]").forEach(draw);
+  function drawBand(figure, data) {
+    var few = data.x.length < 60;
+    var last = data.x[data.x.length - 1];
+    var blue = PALETTE[0];
+    var series = [
+      {
+        label: "after match",
+        value: function (u, v, seriesIdx, idx) {
+          return idx == null ? last + " (latest)" : String(v);
+        }
+      },
+      { label: data.series[0].label, stroke: "rgba(37, 99, 235, 0.35)", width: 1, value: twoPlaces },
+      { label: data.series[1].label, stroke: blue, width: 2, value: twoPlaces, points: { show: few } },
+      { label: data.series[2].label, stroke: "#1e3a8a", width: 1.5, dash: [6, 4], value: twoPlaces }
+    ];
+    plot(figure, data, {
+      series: series,
+      // The uncertainty: from the rating (mu - 3 sigma) up to mu + 3 sigma.
+      bands: [{ series: [1, 2], fill: "rgba(37, 99, 235, 0.12)" }],
+      scales: { x: { time: false, auto: false, range: span(data.x, 1) } },
+      axes: [
+        {
+          label: "rated matches",
+          incrs: WHOLE_STEPS,
+          values: function (u, ticks) { return ticks.map(String); }
+        },
+        { label: figure.dataset.yLabel, size: 60 }
+      ],
+      legend: { live: true },
+      hooks: { setScale: recordRange(figure) }
+    }, HEIGHT);
+  }
+
+  document.querySelectorAll("figure[data-chart]").forEach(function (figure) {
+    var data = JSON.parse(document.getElementById(figure.dataset.chart).textContent);
+    (data.band ? drawBand : drawOverTime)(figure, data);
+  });
 })();
