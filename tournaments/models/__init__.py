@@ -34,7 +34,10 @@ from tournaments.models.rank_intervals import RankFit, RankInterval
 from tournaments.models.ratings import Rating, RatingHistory, RatingRecompute, RecomputeStatus
 from tournaments.models.users import (
     ORGANISERS_GROUP,
+    ConfirmedEmail,
     UsernameKey,
+    email_confirmed_q,
+    is_email_confirmed,
     is_organiser,
     sees_bot_privately,
     sees_platform_errors,
@@ -48,6 +51,7 @@ __all__ = [
     "BotHealthCheck",
     "BotStatus",
     "BotVersion",
+    "ConfirmedEmail",
     "DisabledCause",
     "FaultKind",
     "HealthCheckStatus",
@@ -73,6 +77,8 @@ __all__ = [
     "Variant",
     "VoidReason",
     "VoidedDeal",
+    "email_confirmed_q",
+    "is_email_confirmed",
     "is_organiser",
     "sees_bot_privately",
     "sees_platform_errors",
