@@ -292,3 +292,18 @@ def test_opting_in_before_confirming_is_refused_saying_why_and_registering_is_no
     assert not Bot.objects.filter(name="eager").exists()
     plain = client.post("/api/bots/", {"name": "plain", "endpoint_url": PUBLIC_URL}, format="json")
     assert plain.status_code == 201, plain.content
+
+
+def test_the_bot_says_to_its_owner_why_it_waits_off_the_ladder(make_bot, other_client, mailing):
+    fresh = make_user("waiting", email="waiting@example.org")
+    bot = make_bot(fresh, ladder_opt_in=True)
+    mine = client_for(fresh)
+    for path in (f"/api/bots/{bot.pk}/", "/api/bots/?mine=true"):
+        body = mine.get(path).json()
+        shown = body if "id" in body else body["results"][0]
+        assert "confirm your email address" in shown["ladder_waiting"]
+    assert other_client.get(f"/api/bots/{bot.pk}/").json()["ladder_waiting"] is None
+
+    mailing(lambda: mine.post("/api/auth/email/resend/"))
+    assert confirm(key_mailed_to("waiting@example.org")).status_code == 200
+    assert mine.get(f"/api/bots/{bot.pk}/").json()["ladder_waiting"] is None
