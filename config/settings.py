@@ -430,8 +430,9 @@ AUTH_PASSWORD_VALIDATORS = [
     )
 ] + [{"NAME": "tournaments.services.users.TokenEndsWithPassword"}]
 
-# Email: password reset links. In development they are printed (console) or written one file
-# a message under EMAIL_FILE_PATH (file); a deployment sends them through an SMTP server.
+# Email: password reset and address confirmation links. In development they are printed
+# (console) or written one file a message under EMAIL_FILE_PATH (file); a deployment sends them
+# through an SMTP server.
 EMAIL_BACKENDS = {
     "console": "django.core.mail.backends.console.EmailBackend",
     "file": "django.core.mail.backends.filebased.EmailBackend",
@@ -452,6 +453,11 @@ if EMAIL_USE_SSL and EMAIL_USE_TLS:
 # A mail server that never answers would hold a worker for ever without a timeout.
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT_SECONDS", 10, minimum=1, maximum=300)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Oh Hell arena <arena@localhost>")
+# How long a mailed link confirming an account's email address works (the ladders seat bots of
+# confirmed accounts only: tournaments/services/users.py).
+EMAIL_CONFIRMATION_SECONDS = env_int(
+    "EMAIL_CONFIRMATION_SECONDS", 3 * 86400, minimum=300, maximum=30 * 86400
+)
 
 # Failed sign-ins are also counted per account, whatever the address: after this many in a
 # row, every sign-in of the account (a right password too) is refused for the lockout, through
@@ -482,6 +488,8 @@ REST_FRAMEWORK = {
         "writes": env_rate("THROTTLE_WRITE_RATE", "120/minute"),
         "auth": env_rate("THROTTLE_AUTH_RATE", "20/minute"),
         "downloads": env_rate("THROTTLE_DOWNLOAD_RATE", "30/minute"),
+        # Confirmation mails asked for, per account and per client address alike.
+        "email": env_rate("THROTTLE_EMAIL_RATE", "5/hour"),
     },
     "EXCEPTION_HANDLER": "tournaments.api.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

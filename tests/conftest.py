@@ -16,7 +16,7 @@ import pytest
 from django.contrib.auth.models import Group, User
 from rest_framework.test import APIClient
 
-from tests.support.users import client_for, make_user
+from tests.support.users import client_for, make_confirmed_user
 from tournaments.models import ORGANISERS_GROUP, Bot, Variant
 from tournaments.services.variants import variants_seed_presets
 
@@ -29,22 +29,24 @@ def _fast_password_hashing(settings) -> None:
 
 @pytest.fixture
 def owner(db) -> User:
-    return make_user("owner", email="owner@example.org")
+    """A bot author whose email address is confirmed, as every fixed user's is: their bots may
+    play on the ladders (tests/support/users.py makes unconfirmed ones too)."""
+    return make_confirmed_user("owner")
 
 
 @pytest.fixture
 def other_user(db) -> User:
-    return make_user("other", email="other@example.org")
+    return make_confirmed_user("other")
 
 
 @pytest.fixture
 def staff(db) -> User:
-    return make_user("staff", is_staff=True, is_superuser=True)
+    return make_confirmed_user("staff", is_staff=True, is_superuser=True)
 
 
 @pytest.fixture
 def organiser(db) -> User:
-    user = make_user("organiser")
+    user = make_confirmed_user("organiser")
     # get_or_create: a transactional test before this one may have flushed the migration's rows.
     user.groups.add(Group.objects.get_or_create(name=ORGANISERS_GROUP)[0])
     return user

@@ -100,6 +100,9 @@ def start(**variables: str) -> subprocess.CompletedProcess:
         ("LADDER_MAX_TABLES_PER_OWNER", "two"),
         ("EMAIL_BACKEND", "pigeon"),
         ("EMAIL_PORT", "70000"),
+        ("EMAIL_CONFIRMATION_SECONDS", "60"),
+        ("EMAIL_CONFIRMATION_SECONDS", "a week"),
+        ("THROTTLE_EMAIL_RATE", "5 an hour"),
         ("HTTPS", "sometimes"),
     ],
 )

@@ -18,6 +18,7 @@ from tournaments.models import (
     BotHealthCheck,
     CollusionFlag,
     CollusionScan,
+    ConfirmedEmail,
     Ladder,
     Match,
     MatchSeat,
@@ -518,6 +519,22 @@ class RatingAdmin(ReadOnlyAdmin):
     list_select_related = ["bot", "variant"]
     readonly_fields = ["conservative", "updated_at"]
     raw_id_fields = ["bot"]
+
+
+@admin.register(ConfirmedEmail)
+class ConfirmedEmailAdmin(ReadOnlyAdmin):
+    """Addresses accounts confirmed by their mailed links. Staff may delete one: the account is
+    unconfirmed, and its bots leave the ladders, until it follows a new link."""
+
+    list_display = ["user", "email", "confirmed_at"]
+    list_filter = ["confirmed_at"]
+    search_fields = ["user__username", "email"]
+    list_select_related = ["user"]
+
+    def has_delete_permission(
+        self, request: HttpRequest, obj: ConfirmedEmail | None = None
+    ) -> bool:
+        return bool(request.user.is_staff)
 
 
 @admin.register(RatingHistory)

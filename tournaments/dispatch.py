@@ -39,6 +39,7 @@ class Task(StrEnum):
     SCAN_COLLUSION = "tournaments.scan_collusion"
     COMPLETE_HEALTH_CHECK = "tournaments.complete_health_check"
     SEND_PASSWORD_RESET = "tournaments.send_password_reset"
+    SEND_EMAIL_CONFIRMATION = "tournaments.send_email_confirmation"
 
 
 # Tasks that, run inside the sending process, would send themselves again without end.

@@ -160,3 +160,15 @@ def send_waiting_checks() -> int:
 def send_password_reset(email: str, domain: str, protocol: str) -> None:
     """Mail a password reset link to the accounts of ``email``, if there are any."""
     users.user_send_password_reset(email=email, domain=domain, protocol=protocol)
+
+
+@shared_task(
+    name="tournaments.send_email_confirmation",
+    ignore_result=True,
+    autoretry_for=(OSError,),
+    max_retries=3,
+    retry_backoff=10,
+)
+def send_email_confirmation(user_id: int, domain: str, protocol: str) -> None:
+    """Mail a link that confirms the account's email address, unless it is confirmed."""
+    users.user_send_email_confirmation(user_id=user_id, domain=domain, protocol=protocol)

@@ -8,12 +8,28 @@ from django.contrib.auth.models import User
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from tournaments.models import ConfirmedEmail
+
 PASSWORD = "a-long-test-passphrase-42"
 
 
 def make_user(username: str, **extra: Any) -> User:
-    """Create a user with the test password; ``extra`` sets other fields (is_staff, email)."""
+    """Create a user with the test password; ``extra`` sets other fields (is_staff, email).
+    Its email address is not confirmed, so its bots stay off the ladders."""
     return User.objects.create_user(username=username, password=PASSWORD, **extra)
+
+
+def confirm_email(user: User) -> User:
+    """Mark the user's current address confirmed, as following the mailed link does."""
+    ConfirmedEmail.objects.update_or_create(user=user, defaults={"email": user.email})
+    return user
+
+
+def make_confirmed_user(username: str, **extra: Any) -> User:
+    """A user whose email address (``<username>@example.org`` unless given) is confirmed, so its
+    bots may play on the ladders."""
+    extra.setdefault("email", f"{username}@example.org")
+    return confirm_email(make_user(username, **extra))
 
 
 def client_for(user: User | None) -> APIClient:

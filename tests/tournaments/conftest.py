@@ -167,13 +167,12 @@ def ladder_teams_apart(bots: Sequence) -> None:
     """Give each bot an owner of its own and list loopback as a shared host: a ladder seats one
     bot of a team at a table, and every test bot runs on 127.0.0.1 (bots verified by a worker
     store that address)."""
-    from django.contrib.auth.models import User
-
+    from tests.support.users import make_confirmed_user
     from tournaments.models import SharedHost
 
     SharedHost.objects.get_or_create(address="127.0.0.1")
     for bot in bots:
-        bot.owner = User.objects.create_user(f"owner-of-{bot.pk}")
+        bot.owner = make_confirmed_user(f"owner-of-{bot.pk}")
         bot.save(update_fields=["owner"])
 
 

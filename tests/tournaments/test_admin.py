@@ -7,6 +7,7 @@ from typing import TypeVar
 
 import pytest
 from django.contrib import admin
+from django.contrib.auth.models import User
 from django.db import connection
 from django.db.models import Model
 from django.test.utils import CaptureQueriesContext
@@ -35,6 +36,7 @@ from tournaments.services.tournaments import (
 
 ALL_MODELS = [
     models.Bot,
+    models.ConfirmedEmail,
     models.BotHealthCheck,
     models.Variant,
     models.Tournament,
@@ -383,3 +385,11 @@ def test_staff_cannot_change_what_a_match_deals_in_the_admin(admin_client, oh_he
     assert response.status_code == 302, response.context["adminform"].form.errors
     match.refresh_from_db()
     assert (match.seed, match.variant_id, match.duplicate_group, match.time_limit_ms) == before
+
+
+def test_staff_may_withdraw_a_confirmed_address_in_the_admin(admin_client, owner):
+    assert models.is_email_confirmed(owner)
+    url = reverse("admin:tournaments_confirmedemail_delete", args=[owner.pk])
+    assert admin_client.post(url, {"post": "yes"}).status_code == 302
+    owner = User.objects.get(pk=owner.pk)
+    assert not models.is_email_confirmed(owner)

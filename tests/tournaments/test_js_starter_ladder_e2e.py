@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.users import client_for, make_user
+from tests.support.users import client_for, make_confirmed_user
 from tests.tournaments.workers import needs_postgres_and_redis, wait_for
 from tournaments.models import (
     Bot,
@@ -77,7 +77,7 @@ def test_the_javascript_starter_bot_plays_rated_ladder_matches_through_real_work
     SharedHost.objects.create(address="127.0.0.1", note="the test's bots")
     for i, player in enumerate(("heuristic", "random", "heuristic")):
         make_bot(
-            make_user(f"regular-{i}"),
+            make_confirmed_user(f"regular-{i}"),
             endpoint_url=f"{example_bots.urls[player]}/regular-{i}",
             status=BotStatus.ACTIVE,
             ladder_opt_in=True,
@@ -85,7 +85,7 @@ def test_the_javascript_starter_bot_plays_rated_ladder_matches_through_real_work
     start_worker("all", concurrency=2, env={"LADDER_MATCHES_IN_FLIGHT": "1"})
     start_worker("beat", beat=True)
 
-    author = client_for(make_user("js-author"))
+    author = client_for(make_confirmed_user("js-author"))
     response = author.post(
         "/api/bots/",
         {"name": "js-starter", "endpoint_url": f"http://127.0.0.1:{port}/", "ladder_opt_in": True},

@@ -8,6 +8,7 @@ import math
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
+from django.http import HttpRequest
 from redis.exceptions import RedisError
 from rest_framework.exceptions import Throttled
 from rest_framework.request import Request
@@ -133,3 +134,56 @@ class DownloadRateThrottle(SimpleRateThrottle):
         except RedisError as exc:
             logger.warning("download throttle skipped, the cache is unreachable: %s", exc)
             return True
+
+
+class _MailThrottle(SimpleRateThrottle):
+    """Writes that mail a confirmation link, counted at the ``email`` rate; while the cache
+    cannot be reached they are let through and logged, as writes are."""
+
+    scope = "email"
+
+    def ident(self, request: Request) -> str:
+        """Who one count belongs to."""
+        raise NotImplementedError
+
+    def get_cache_key(self, request: Request, view: APIView) -> str | None:
+        if request.method in SAFE_METHODS:
+            return None
+        return self.cache_format % {"scope": self.scope, "ident": self.ident(request)}
+
+    def allow_request(self, request: Request, view: APIView) -> bool:
+        try:
+            return super().allow_request(request, view)
+        except RedisError as exc:
+            logger.warning("mail throttle skipped, the cache is unreachable: %s", exc)
+            return True
+
+
+class MailPerAccountThrottle(_MailThrottle):
+    """Confirmation mails of one account, whatever address asks."""
+
+    def ident(self, request: Request) -> str:
+        return f"account-{request.user.pk}"
+
+
+class MailPerAddressThrottle(_MailThrottle):
+    """Confirmation mails asked from one client address, whatever account asks."""
+
+    def ident(self, request: Request) -> str:
+        return f"address-{throttle_ident(client_address(request))}"
+
+
+MAIL_THROTTLES: tuple[type[_MailThrottle], ...] = (MailPerAccountThrottle, MailPerAddressThrottle)
+
+
+def mail_wait(request: Request | HttpRequest) -> int | None:
+    """Count one confirmation mail against each of ``MAIL_THROTTLES``; seconds to wait when
+    over any (the pages call this; the API's views list the same throttles)."""
+    from rest_framework.views import APIView  # not at the top: that import reads this module
+
+    waits = []
+    for throttle in (cls() for cls in MAIL_THROTTLES):
+        # A page is no API view; the mail throttles read nothing of the view.
+        if not throttle.allow_request(request, APIView()):  # type: ignore[arg-type]
+            waits.append(throttle.wait())
+    return retry_after_seconds(max(w or 0 for w in waits)) if waits else None

@@ -12,7 +12,15 @@ from rest_framework.routers import DefaultRouter
 
 from tournaments.api.views_analytics import BotAnalyticsView
 from tournaments.api.views_api import HealthView, not_found
-from tournaments.api.views_auth import MeView, SignUpView, TokenRevokeView, TokenView
+from tournaments.api.views_auth import (
+    EmailChangeView,
+    EmailConfirmView,
+    EmailResendView,
+    MeView,
+    SignUpView,
+    TokenRevokeView,
+    TokenView,
+)
 from tournaments.api.views_bots import BotViewSet
 from tournaments.api.views_ladders import LadderViewSet
 from tournaments.api.views_matches import MatchViewSet
@@ -69,6 +77,9 @@ urlpatterns = [
     path("auth/token/", TokenView.as_view(), name="auth-token"),
     path("auth/token/revoke/", TokenRevokeView.as_view(), name="auth-token-revoke"),
     path("auth/me/", MeView.as_view(), name="auth-me"),
+    path("auth/email/", EmailChangeView.as_view(), name="auth-email"),
+    path("auth/email/resend/", EmailResendView.as_view(), name="auth-email-resend"),
+    path("auth/email/confirm/", EmailConfirmView.as_view(), name="auth-email-confirm"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     # Split: Swagger UI's start-up script is its own response (docs/?script), not inline.
     path("docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="docs"),

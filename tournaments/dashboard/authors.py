@@ -1,5 +1,5 @@
-"""Pages for bot authors: accounts (sign up, in and out, passwords, the API token), "My bots"
-and "Write a bot".
+"""Pages for bot authors: accounts (sign up, in and out, passwords, the email address and its
+confirmation, the API token), "My bots" and "Write a bot".
 
 Every write goes through the services (tournaments/services/), which hold the rules; these
 views only turn forms into service calls and refusals into errors beside the field at fault.
@@ -33,20 +33,27 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from tournaments.api.throttling import (
     TooMany,
     WriteRateThrottle,
+    mail_wait,
     retry_after_seconds,
     too_many_message,
 )
 from tournaments.dashboard import protocol_doc
 from tournaments.dashboard.forms import (
     BotRegisterForm,
+    EmailChangeForm,
     LadderForm,
     PasswordChangeForm,
     ResetPasswordForm,
     SignUpForm,
 )
-from tournaments.errors import ApplicationError, ConflictError, TooManyRequestsError
+from tournaments.errors import (
+    ApplicationError,
+    ConflictError,
+    PermissionDeniedError,
+    TooManyRequestsError,
+)
 from tournaments.lockout import sign_in_lockout
-from tournaments.models import Bot, signed_in
+from tournaments.models import Bot, is_email_confirmed, signed_in
 from tournaments.selectors.bots import (
     bot_health_check,
     bot_health_checks,
@@ -55,9 +62,12 @@ from tournaments.selectors.bots import (
 )
 from tournaments.selectors.users import user_api_token
 from tournaments.services.bots import bot_register, bot_rotate_secret, bot_verify_request
-from tournaments.services.ladders import bot_set_ladder_opt_in
+from tournaments.services.ladders import CONFIRM_EMAIL, bot_set_ladder_opt_in
 from tournaments.services.users import (
+    user_change_email,
     user_change_password,
+    user_confirm_email,
+    user_request_email_confirmation,
     user_request_password_reset,
     user_revoke_token,
     user_sign_up,
@@ -85,14 +95,17 @@ def _throttle_wait(request: HttpRequest, scope: str) -> int | None:
     return retry_after_seconds(throttle.wait())
 
 
-def _over_write_limit(request: HttpRequest) -> HttpResponse | None:
-    """A plain 429 when a write from a button (no form to show again) is over the limit."""
-    wait = _throttle_wait(request, "writes")
-    if wait is None:
-        return None
+def _too_many(wait: int) -> HttpResponse:
+    """A plain 429 for a write from a button (no form to show again)."""
     response = HttpResponse(too_many_message(TooMany.THROTTLED, wait), status=429)
     response["Retry-After"] = str(wait)
     return response
+
+
+def _over_write_limit(request: HttpRequest) -> HttpResponse | None:
+    """A plain 429 when a write from a button is over the limit."""
+    wait = _throttle_wait(request, "writes")
+    return None if wait is None else _too_many(wait)
 
 
 def _no_lockout() -> int | None:
@@ -122,9 +135,11 @@ def _submitted(
     template: str,
     context: Callable[[], dict[str, Any]],
     locked_out: Callable[[], int | None] = _no_lockout,
+    mails: bool = False,
 ) -> HttpResponse:
     """The one way a page's form is sent: a GET shows it; a POST counts against the throttle
-    of ``scope`` (429), then a valid form is acted on (its response), and a refusal by the
+    of ``scope`` (429), and when it ``mails`` a link also against the mail throttles (429),
+    then a valid form is acted on (its response), and a refusal by the
     service or the form shows the form again with its errors (400), unless ``locked_out``
     then gives seconds to wait (429).
 
@@ -143,6 +158,8 @@ def _submitted(
     if request.method != "POST":
         return page(make_form(None), 200)
     wait = _throttle_wait(request, scope)
+    if wait is None and mails:
+        wait = mail_wait(request)
     if wait is not None:
         return too_many(wait, TooMany.THROTTLED)
     form = make_form(request.POST)
@@ -186,7 +203,11 @@ def sign_up(request: HttpRequest) -> HttpResponse:
     """Create an account, sign in with it and go to "My bots"."""
 
     def signed_up(form: SignUpForm) -> HttpResponse:
-        user, _token = user_sign_up(**form.cleaned_data)
+        user, _token = user_sign_up(
+            **form.cleaned_data, domain=request.get_host(), use_https=request.is_secure()
+        )
+        if user.email:
+            messages.info(request, f"A link to confirm {user.email} is on its way.")
         login(request, user)
         return redirect(_next_url(request))
 
@@ -228,9 +249,79 @@ def sign_out(request: HttpRequest) -> HttpResponse:
 @mine
 @require_safe
 def account(request: HttpRequest) -> HttpResponse:
-    """The signed-in account: its API token, and where to change the password."""
+    """The signed-in account: its email address and whether it is confirmed, its API token,
+    and where to change the address and the password."""
     user = signed_in(request.user)
-    return render(request, "dashboard/account.html", {"token": user_api_token(user=user)})
+    context = {"token": user_api_token(user=user), "email_confirmed": is_email_confirmed(user)}
+    return render(request, "dashboard/account.html", context)
+
+
+@never_cache
+@mine
+@require_http_methods(["GET", "HEAD", "POST"])
+def account_email(request: HttpRequest) -> HttpResponse:
+    """Change the email address, given the password; a link to confirm the new one is mailed.
+
+    Throttled as "auth" (the form checks the password) and as a mail.
+    """
+
+    def changed(form: EmailChangeForm) -> HttpResponse:
+        user = user_change_email(
+            user=signed_in(request.user),
+            **form.cleaned_data,
+            domain=request.get_host(),
+            use_https=request.is_secure(),
+        )
+        if user.email and not is_email_confirmed(user):
+            messages.success(request, f"A link to confirm {user.email} is on its way.")
+        return redirect("dashboard:account")
+
+    return _submitted(
+        request,
+        EmailChangeForm,
+        scope="auth",
+        act=changed,
+        template="dashboard/account_email.html",
+        context=dict,
+        mails=True,
+    )
+
+
+@mine
+@require_POST
+def account_email_resend(request: HttpRequest) -> HttpResponse:
+    """Mail the confirmation link again."""
+    wait = _throttle_wait(request, "writes") or mail_wait(request)
+    if wait is not None:
+        return _too_many(wait)
+    user = signed_in(request.user)
+    try:
+        user_request_email_confirmation(
+            user=user, domain=request.get_host(), use_https=request.is_secure()
+        )
+    except ApplicationError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, f"A new link to confirm {user.email} is on its way.")
+    return redirect("dashboard:account")
+
+
+@never_cache
+@require_http_methods(["GET", "HEAD", "POST"])
+def confirm_email(request: HttpRequest, key: str) -> HttpResponse:
+    """The page of a mailed link: a button confirms the address (a GET changes nothing, so a
+    mail scanner that fetches links confirms nothing)."""
+    if request.method != "POST":
+        return render(request, "dashboard/confirm_email.html", {"key": key})
+    wait = _throttle_wait(request, "auth")
+    if wait is not None:
+        return _too_many(wait)
+    try:
+        user = user_confirm_email(key=key)
+    except ApplicationError as error:
+        context = {"key": key, "refusal": error.message}
+        return render(request, "dashboard/confirm_email.html", context, status=400)
+    return render(request, "dashboard/confirm_email.html", {"confirmed": user})
 
 
 @never_cache
@@ -345,6 +436,7 @@ def my_bots(request: HttpRequest) -> HttpResponse:
         template="dashboard/my_bots.html",
         context=lambda: {
             "bots": list(bots_of_owner(owner=request.user)),
+            "email_confirmed": is_email_confirmed(request.user),
             "loopback_allowed": settings.BOT_ALLOW_LOOPBACK,
         },
     )
@@ -382,6 +474,8 @@ def my_bot(request: HttpRequest, bot_id: int) -> HttpResponse:
         # With tasks run in-process nothing plays in the background, so ladders stand still.
         "ladders_run": not settings.CELERY_TASK_ALWAYS_EAGER,
         "ladder_full": request.GET.get("ladder") == "full" and not bot.ladder_opt_in,
+        "email_confirmed": is_email_confirmed(signed_in(request.user)),
+        "confirm_email": CONFIRM_EMAIL,
         "ladder_cap": settings.LADDER_MAX_BOTS_PER_OWNER,
         "port": _starter_port(bot.endpoint_url),
         "health_checks": list(bot_health_checks(bot=bot, limit=5)),
@@ -435,6 +529,9 @@ def my_bot_ladder(request: HttpRequest, bot_id: int) -> HttpResponse:
     form = LadderForm(request.POST)
     try:
         bot_set_ladder_opt_in(bot=bot, enabled=form.is_valid() and form.cleaned_data["enabled"])
+    except PermissionDeniedError:
+        # The page says why: the account's email address is not confirmed.
+        return redirect(f"{reverse('dashboard:my-bot', args=[bot.pk])}#ladder-title")
     except ConflictError:
         # The page says why: the account has as many bots on the ladders as it may.
         return redirect(f"{reverse('dashboard:my-bot', args=[bot.pk])}?ladder=full#ladder-title")

@@ -13,6 +13,10 @@ from tournaments.netpolicy import MAX_URL_LENGTH
 from tournaments.services.users import user_set_password
 
 PASSWORD_HELP = "At least 8 characters, not a common or all-digit password."
+EMAIL_HELP = (
+    "We mail you a link to confirm it: your bots play on the ladders once it is confirmed, "
+    "and a forgotten password is reset through it."
+)
 
 
 class ServiceForm(forms.Form):
@@ -33,7 +37,7 @@ class SignUpForm(ServiceForm):
     email = forms.EmailField(
         required=False,
         max_length=254,
-        help_text="Optional.",
+        help_text=EMAIL_HELP,
         widget=forms.EmailInput(attrs={"autocomplete": "email"}),
     )
     password = forms.CharField(
@@ -64,6 +68,17 @@ class PasswordChangeForm(ServiceForm):
         if data.get("new_password") != data.get("new_password_again"):
             self.add_error("new_password_again", "The two new passwords differ.")
         return data
+
+
+class EmailChangeForm(ServiceForm):
+    email = forms.EmailField(
+        label="New email address",
+        required=False,
+        max_length=254,
+        help_text=EMAIL_HELP,
+        widget=forms.EmailInput(attrs={"autocomplete": "email"}),
+    )
+    password = _password_field("Current password", "current-password")
 
 
 class ResetPasswordForm(SetPasswordForm):

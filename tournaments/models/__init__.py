@@ -36,7 +36,10 @@ from tournaments.models.rank_intervals import RankFit, RankInterval
 from tournaments.models.ratings import Rating, RatingHistory, RatingRecompute, RecomputeStatus
 from tournaments.models.users import (
     ORGANISERS_GROUP,
+    ConfirmedEmail,
     UsernameKey,
+    email_confirmed_q,
+    is_email_confirmed,
     is_organiser,
     sees_bot_privately,
     sees_platform_errors,
@@ -52,6 +55,7 @@ __all__ = [
     "BotVersion",
     "CollusionFlag",
     "CollusionScan",
+    "ConfirmedEmail",
     "DisabledCause",
     "FaultKind",
     "HealthCheckStatus",
@@ -78,6 +82,8 @@ __all__ = [
     "Variant",
     "VoidReason",
     "VoidedDeal",
+    "email_confirmed_q",
+    "is_email_confirmed",
     "is_organiser",
     "sees_bot_privately",
     "sees_platform_errors",

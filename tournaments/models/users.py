@@ -1,4 +1,5 @@
-"""Roles: organisers may create variants and tournaments, like staff; and usernames' keys."""
+"""Roles: organisers may create variants and tournaments, like staff; usernames' keys; and
+confirmed email addresses, which the ladders ask of an account before seating its bots."""
 
 from __future__ import annotations
 
@@ -6,6 +7,9 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied
 from django.db import models
+from django.db.models import F, Q
+from django.db.models.functions import Lower
+from django.utils import timezone
 
 ORGANISERS_GROUP = "organisers"
 
@@ -27,6 +31,50 @@ class UsernameKey(models.Model):
 
     def __str__(self) -> str:
         return f"username key of user {self.user_id}"
+
+
+class ConfirmedEmail(models.Model):
+    """The address an account proved it reads, by following the link mailed to it.
+
+    The account counts as confirmed while its email is still this address
+    (``email_confirmed_q``): changing the email anywhere (the pages, the API, the admin) leaves
+    it unconfirmed until the new address is confirmed. One address confirms one account at a
+    time, whatever its case: the unique index settles two confirmations racing for it.
+    """
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="confirmed_email",
+    )
+    email = models.EmailField(max_length=254)
+    confirmed_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(Lower("email"), name="confirmed_email_one_account"),
+        ]
+
+    def __str__(self) -> str:
+        return f"confirmed email of user {self.user_id}"
+
+
+def email_confirmed_q(path: str = "") -> Q:
+    """Rows whose account (at ``path``, e.g. ``"owner__"``; none for users) has confirmed the
+    email address it has now: the one rule the ladders and the pages read."""
+    return Q(**{f"{path}confirmed_email__email": F(f"{path}email")})
+
+
+def is_email_confirmed(user: User | AnonymousUser) -> bool:
+    """Tell whether the account has confirmed its current email address (``email_confirmed_q``
+    for one account in hand)."""
+    if isinstance(user, AnonymousUser) or not user.email:
+        return False
+    try:
+        return bool(user.confirmed_email.email == user.email)
+    except ConfirmedEmail.DoesNotExist:
+        return False
 
 
 def is_organiser(user: User | AnonymousUser) -> bool:

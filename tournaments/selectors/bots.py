@@ -26,6 +26,9 @@ LIST_FIELDS = (
     "updated_at",
     "owner_id",
     "owner__username",
+    # Whether the owner's address is confirmed: why an opted-in bot waits off the ladders.
+    "owner__email",
+    "owner__confirmed_email__email",
     # The latest check, passed or failed, shown beside "Last verified".
     "last_check__at",
     "last_check__ok",
@@ -38,7 +41,7 @@ LIST_FIELDS = (
 
 def bot_list() -> QuerySet[Bot]:
     """All bots with their owners' names, in one query per page and without the secret."""
-    return Bot.objects.select_related("owner", "last_check").only(*LIST_FIELDS)
+    return Bot.objects.select_related("owner__confirmed_email", "last_check").only(*LIST_FIELDS)
 
 
 def bot_health_checks(*, bot: Bot, limit: int = 20) -> QuerySet[BotHealthCheck]:

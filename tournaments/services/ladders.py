@@ -9,7 +9,8 @@ Fair by construction: no table seats two bots of one team (one owner, or one end
 that is not a shared host: tournaments/selectors/teams.py), and when the free bots cannot make
 a table under that rule the ladder waits. An account has at most ``LADDER_MAX_BOTS_PER_OWNER``
 bots opted in and its bots sit at no more than ``LADDER_MAX_TABLES_PER_OWNER`` of a ladder's
-open tables.
+open tables. Only bots of accounts that confirmed their email address play (``email_confirmed_q``
+in tournaments/models/users.py): an account costs a mailbox of its own, not a click.
 """
 
 from __future__ import annotations
@@ -22,13 +23,13 @@ from datetime import timedelta
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Count
+from django.db.models import Count, QuerySet
 from django.utils import timezone
 
 from arena.timebank import DEFAULT_TIME_BANK_MS
 from tournaments import dispatch
 from tournaments.dispatch import Task
-from tournaments.errors import ConflictError
+from tournaments.errors import ConflictError, PermissionDeniedError
 from tournaments.formats import Fixture, rotations
 from tournaments.formats.matchmaking import Candidate, pick_tables
 from tournaments.models import (
@@ -41,6 +42,7 @@ from tournaments.models import (
     MatchStatus,
     Rating,
     Variant,
+    email_confirmed_q,
 )
 from tournaments.rating_math import RatingParams, is_provisional
 from tournaments.seeds import new_seed
@@ -52,6 +54,12 @@ DEFAULT_LADDER_VARIANT = "oh-hell"
 # Fair share is counted over the tables of the last day.
 SHARE_WINDOW = timedelta(days=1)
 OPEN = (MatchStatus.QUEUED, MatchStatus.RUNNING)
+# Why an opted-in bot waits off the ladders, and why an opt-in is refused, in the API and on the
+# pages alike.
+CONFIRM_EMAIL = (
+    "confirm your email address first: the ladders seat only bots of accounts that confirmed "
+    "theirs (see your account page)"
+)
 
 
 def ladders_top_up_soon() -> None:
@@ -65,13 +73,16 @@ def bot_set_ladder_opt_in(*, bot: Bot, enabled: bool) -> Bot:
 
     A bot that is pending verification or disabled keeps its choice and is left out of ladder
     tables until it passes ``hello`` again (the next top-up after that seats it). An owner
-    with ``LADDER_MAX_BOTS_PER_OWNER`` bots opted in (whatever their status) is refused another
-    (409) until one is opted out.
+    whose email address is not confirmed is refused (403), and so is one with
+    ``LADDER_MAX_BOTS_PER_OWNER`` bots opted in (whatever their status) until one is opted out
+    (409). Opting out is always allowed.
     """
     if not isinstance(enabled, bool):
         raise TypeError("enabled must be a bool")
     if bot.ladder_opt_in != enabled:
         if enabled:
+            if not User.objects.filter(email_confirmed_q(), pk=bot.owner_id).exists():
+                raise PermissionDeniedError(CONFIRM_EMAIL, field="ladder_opt_in")
             _check_room_for_another(bot)
         bot.ladder_opt_in = enabled
         bot.save(update_fields=["ladder_opt_in", "updated_at"])
@@ -189,11 +200,18 @@ def ladders_top_up() -> int:
     return made
 
 
+def _playable() -> QuerySet[Bot]:
+    """Bots the ladders may seat: active, opted in, of an account with a confirmed address."""
+    return Bot.objects.filter(
+        email_confirmed_q("owner__"), status=BotStatus.ACTIVE, ladder_opt_in=True
+    )
+
+
 def _drop_unplayable() -> None:
-    """Cancel queued ladder tables that seat a bot no longer active or no longer opted in."""
+    """Cancel queued ladder tables that seat a bot the ladders may no longer seat."""
     gone = MatchSeat.objects.filter(
         match__ladder__isnull=False, match__status=MatchStatus.QUEUED
-    ).exclude(bot__status=BotStatus.ACTIVE, bot__ladder_opt_in=True)
+    ).exclude(bot__in=_playable())
     match_ids = set(gone.values_list("match_id", flat=True))
     if not match_ids:
         return
@@ -269,19 +287,18 @@ def _owner_quota(ladder: Ladder, owners: set[int]) -> dict[str, int]:
 
 
 def _eligible(busy: set[int]) -> dict[int, int]:
-    """Active, opted-in bots not playing, with their owners: each owner's first
-    ``LADDER_MAX_BOTS_PER_OWNER`` opted in by age (an owner has more opted in only from before
-    the cap, or after staff lowered it)."""
+    """Opted-in bots not playing that the ladders may seat (``_playable``), with their owners:
+    each owner's first ``LADDER_MAX_BOTS_PER_OWNER`` opted in by age (an owner has more opted
+    in only from before the cap, or after staff lowered it)."""
     cap = settings.LADDER_MAX_BOTS_PER_OWNER
+    playable = set(_playable().values_list("pk", flat=True))
     per_owner: dict[int, int] = defaultdict(int)
     eligible = {}
-    for pk, owner_id, status in (
-        Bot.objects.filter(ladder_opt_in=True)
-        .order_by("pk")
-        .values_list("pk", "owner_id", "status")
+    for pk, owner_id in (
+        Bot.objects.filter(ladder_opt_in=True).order_by("pk").values_list("pk", "owner_id")
     ):
         per_owner[owner_id] += 1
-        if per_owner[owner_id] <= cap and status == BotStatus.ACTIVE and pk not in busy:
+        if per_owner[owner_id] <= cap and pk in playable and pk not in busy:
             eligible[pk] = owner_id
     return eligible
 

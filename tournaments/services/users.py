@@ -1,8 +1,15 @@
-"""Accounts: signing up, API tokens, changing and resetting passwords.
+"""Accounts: signing up, API tokens, changing and resetting passwords, confirming the email
+address.
 
 An account's API token ends with its password: any change of the password deletes the token
 (``TokenEndsWithPassword``), so a token copied by someone who knew the old password stops
 working at once, and the token endpoint issues a new one to whoever signs in with the new one.
+
+An account confirms its email address by following a link mailed to it (a worker sends it): the
+link carries the account and the address, signed with SECRET_KEY (django.core.signing), and
+works for ``EMAIL_CONFIRMATION_SECONDS``. It confirms only the address the account still has,
+and one address confirms one account at a time (``ConfirmedEmail``). The ladders seat the bots
+of confirmed accounts only (tournaments/services/ladders.py).
 """
 
 from __future__ import annotations
@@ -12,19 +19,28 @@ from django.contrib.auth import get_user_model, password_validation
 from django.contrib.auth.forms import PasswordResetForm
 from django.contrib.auth.models import User
 from django.contrib.auth.validators import UnicodeUsernameValidator
+from django.core import signing
 from django.core.exceptions import ValidationError
+from django.core.mail import send_mail
+from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from tournaments import dispatch
 from tournaments.dispatch import Task
 from tournaments.errors import ApplicationError, ConflictError
-from tournaments.models import UsernameKey
+from tournaments.models import ConfirmedEmail, UsernameKey, is_email_confirmed
 from tournaments.usernames import mixes_scripts, normalised, username_key
 
 TAKEN = "That username is taken, or one that looks like it."
 USERNAME_MAX_LENGTH = 150
 USERNAME_VALIDATOR = UnicodeUsernameValidator(message="Use letters, digits and @ . + - _ only.")
+CONFIRMATION_SALT = "tournaments.email-confirmation"
+ASK_AGAIN = "ask for a new one on your account page"
 
 
 def _clean_username(username: str) -> str:
@@ -50,13 +66,28 @@ def _taken(username: str, key: str) -> bool:
     )
 
 
-def user_sign_up(*, username: str, password: str, email: str = "") -> tuple[User, str]:
-    """Create an account and return it with its API token.
+def _clean_email(email: str) -> str:
+    """The address as it is stored (its domain in lower case), checked; empty for none."""
+    email = get_user_model().objects.normalize_email(email.strip())
+    if email:
+        try:
+            validate_email(email)
+        except ValidationError:
+            raise ApplicationError("Enter a valid email address.", field="email") from None
+    return email
+
+
+def user_sign_up(
+    *, username: str, password: str, email: str = "", domain: str, use_https: bool
+) -> tuple[User, str]:
+    """Create an account and return it with its API token; with an email address, a link to
+    confirm it is mailed (links point at ``domain``).
 
     The name is stored in NFKC, and refused (409) when it looks like one already taken
     (tournaments/usernames.py); the unique key settles two sign-ups racing for it.
     """
     User = get_user_model()
+    email = _clean_email(email)
     username = _clean_username(username)
     key = username_key(username)
     if _taken(username, key):
@@ -79,7 +110,138 @@ def user_sign_up(*, username: str, password: str, email: str = "") -> tuple[User
             token = Token.objects.create(user=user)
     except IntegrityError:
         raise ConflictError(TAKEN, field="username") from None
+    if email:
+        _send_confirmation_soon(user, domain, use_https)
     return user, token.key
+
+
+def _send_confirmation_soon(user: User, domain: str, use_https: bool) -> None:
+    dispatch.send(Task.SEND_EMAIL_CONFIRMATION, user.pk, domain, "https" if use_https else "http")
+
+
+def user_request_email_confirmation(*, user: User, domain: str, use_https: bool) -> None:
+    """Have a new confirmation link mailed to the account's address (by a worker).
+
+    Refused when the account has no address (400) or has confirmed it already (409).
+    """
+    if not user.email:
+        raise ApplicationError("Add an email address to your account first.", field="email")
+    if is_email_confirmed(user):
+        raise ConflictError("Your email address is confirmed already.", field="email")
+    _send_confirmation_soon(user, domain, use_https)
+
+
+def user_change_email(
+    *, user: User, email: str, password: str, domain: str, use_https: bool
+) -> User:
+    """Give the account a new email address, given its password; the new one is unconfirmed
+    until its mailed link is followed (an empty one removes the address). The same address
+    again changes nothing."""
+    if not user.check_password(password):
+        raise ApplicationError("That is not your current password.", field="password")
+    email = _clean_email(email)
+    if email == user.email:
+        return user
+    with transaction.atomic():
+        user.email = email
+        user.save(update_fields=["email"])
+        # The old address is free to confirm another account.
+        ConfirmedEmail.objects.filter(user=user).delete()
+    if email:
+        _send_confirmation_soon(user, domain, use_https)
+    return user
+
+
+def email_confirmation_key(user: User) -> str:
+    """The key of the link that confirms the account's current address."""
+    return signing.dumps({"user": user.pk, "email": user.email}, salt=CONFIRMATION_SALT)
+
+
+def user_send_email_confirmation(*, user_id: int, domain: str, protocol: str) -> None:
+    """Mail a confirmation link to the account's current address; nothing when the account is
+    gone or inactive, has no address, or has confirmed it meanwhile."""
+    user = (
+        get_user_model()
+        .objects.filter(pk=user_id, is_active=True)
+        .select_related("confirmed_email")
+        .first()
+    )
+    if user is None or not user.email or is_email_confirmed(user):
+        return
+    path = reverse("dashboard:confirm-email", args=[email_confirmation_key(user)])
+    context = {
+        "user": user,
+        "domain": domain,
+        "link": f"{protocol}://{domain}{path}",
+        "days": settings.EMAIL_CONFIRMATION_SECONDS // 86400,
+        "hours": settings.EMAIL_CONFIRMATION_SECONDS // 3600,
+    }
+    subject = render_to_string("dashboard/email_confirmation_subject.txt", context)
+    send_mail(
+        " ".join(subject.split()),
+        render_to_string("dashboard/email_confirmation_email.txt", context),
+        settings.DEFAULT_FROM_EMAIL,
+        [user.email],
+    )
+
+
+def _confirm(user: User) -> None:
+    """Record the user's current address confirmed; 409 when it confirms another account."""
+    # An address whose account has moved on to another one is free again.
+    ConfirmedEmail.objects.filter(email__iexact=user.email).exclude(user__email=F("email")).delete()
+    try:
+        with transaction.atomic():
+            ConfirmedEmail.objects.update_or_create(
+                user=user, defaults={"email": user.email, "confirmed_at": timezone.now()}
+            )
+    except IntegrityError:
+        raise ConflictError(
+            "That address confirms another account already: one address confirms one account.",
+            field="email",
+        ) from None
+
+
+def user_confirm_email(*, key: str) -> User:
+    """Confirm the address a mailed link was sent to; return its account.
+
+    The link must be this site's, not older than ``EMAIL_CONFIRMATION_SECONDS``, and name the
+    address the account has now (400 naming ``key`` otherwise). Following it twice is harmless.
+    """
+    try:
+        payload = signing.loads(
+            key, salt=CONFIRMATION_SALT, max_age=settings.EMAIL_CONFIRMATION_SECONDS
+        )
+    except signing.SignatureExpired:
+        raise ApplicationError(
+            f"This confirmation link has expired: {ASK_AGAIN}.", field="key", code="expired"
+        ) from None
+    except signing.BadSignature:
+        raise ApplicationError(
+            f"This is not a confirmation link of this site: {ASK_AGAIN}.", field="key"
+        ) from None
+    with transaction.atomic():
+        user = (
+            get_user_model()
+            .objects.select_for_update()
+            .filter(pk=payload["user"], is_active=True)
+            .first()
+        )
+        if user is None or not user.email or user.email != payload["email"]:
+            raise ApplicationError(
+                f"This link confirms an address the account no longer has: {ASK_AGAIN}.",
+                field="key",
+            )
+        _confirm(user)
+    return user
+
+
+def user_mark_email_confirmed(*, user: User) -> None:
+    """Record an account's address confirmed without a mailed link: for accounts the platform
+    makes itself (the reference bots' owners of tournaments/demo.py)."""
+    if not user.email:
+        raise ApplicationError("The account has no email address.", field="email")
+    with transaction.atomic():
+        _confirm(user)
 
 
 def user_token(*, user: User) -> str:

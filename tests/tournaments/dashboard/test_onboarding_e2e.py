@@ -1,16 +1,19 @@
 """A new bot author's first steps in Chromium, end to end, with real workers and a real bot.
 
 The README's quick start for bot authors, walked as a person would: the author starts the
-starter bot (examples/starter_bot.py, a real HTTP server on loopback), signs up, registers it,
-copies the secret, restarts the bot with it, verifies it (a real Celery worker calls the bot),
-opts it into the ladder and sees its first rated ladder match on its page. Celery beat and the
-worker run as real processes; three bots of other owners are already on the ladder. Nothing
-is done for the author behind the pages' back: no staff action, no task called by the test.
+starter bot (examples/starter_bot.py, a real HTTP server on loopback), signs up, confirms the
+email address through the link the worker mailed (written to a folder by Django's file
+backend), registers the bot, copies the secret, restarts the bot with it, verifies it (a real
+Celery worker calls the bot), opts it into the ladder and sees its first rated ladder match on
+its page. Celery beat and the worker run as real processes; three bots of other owners are
+already on the ladder. Nothing is done for the author behind the pages' back: no staff action,
+no task called by the test.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -122,10 +125,30 @@ def rivals(make_bot, other_user, example_bots, oh_hell) -> list[Bot]:
 
 
 @pytest.fixture
-def workers(start_worker, loopback_allowed) -> None:
+def mailbox(tmp_path: Path) -> Path:
+    """Where the worker writes the mail it sends, a file a message."""
+    return tmp_path / "mail"
+
+
+@pytest.fixture
+def workers(start_worker, loopback_allowed, mailbox) -> None:
     """A worker on every queue and Celery beat, as a deployment (or ./run) runs them."""
-    start_worker("onboarding", concurrency=2)
+    mail = {"EMAIL_BACKEND": "file", "EMAIL_FILE_PATH": str(mailbox)}
+    start_worker("onboarding", concurrency=2, env=mail)
     start_worker("onboarding-beat", beat=True)
+
+
+def mailed_link(mailbox: Path) -> str:
+    """The path of the confirmation link in the one message the worker wrote."""
+
+    def written() -> list[Path]:
+        return sorted(mailbox.glob("*.log")) if mailbox.exists() else []
+
+    wait_for(lambda: bool(written()), 60, "the confirmation mail")
+    (message,) = written()
+    found = re.search(r"https?://[^/\s]+(/confirm-email/[^/\s]+/)", message.read_text())
+    assert found, message.read_text()
+    return found.group(1)
 
 
 @pytest.fixture
@@ -154,7 +177,7 @@ def shoot(page, name: str) -> None:
 
 
 def test_a_new_author_walks_from_sign_up_to_a_first_rated_ladder_match(
-    live_server, page, starter, rivals, workers
+    live_server, page, starter, rivals, workers, mailbox
 ):
     site = live_server.url
     # 1. Start the bot: no secret yet, so it answers anything.
@@ -176,8 +199,17 @@ def test_a_new_author_walks_from_sign_up_to_a_first_rated_ladder_match(
 
     page.get_by_role("link", name="Sign up").first.click()
     page.get_by_label("Username").fill("first-author")
+    page.get_by_label("Email").fill("first-author@example.org")
     page.get_by_label("Password").fill("plenty-long-pass-99")
     page.get_by_role("button", name="Create account").click()
+    page.wait_for_url("**/my/bots/")
+    assert "confirm your email address" in page.locator("main").inner_text()
+
+    # Confirm the address: the ladders seat bots of confirmed accounts only.
+    page.goto(f"{site}{mailed_link(mailbox)}")
+    page.get_by_role("button", name="Confirm my email address").click()
+    assert "is confirmed" in page.locator("main").inner_text()
+    page.get_by_role("link", name="My bots").last.click()
     page.wait_for_url("**/my/bots/")
 
     # 2. Register it.

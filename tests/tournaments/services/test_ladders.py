@@ -7,6 +7,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 
+from tests.support.users import make_confirmed_user
 from tournaments.errors import ApplicationError, ConflictError
 from tournaments.models import (
     BotStatus,
@@ -54,7 +55,7 @@ def ladder_bots(make_bot):
         fields.setdefault("status", BotStatus.ACTIVE)
         fields.setdefault("ladder_opt_in", True)
         return [
-            make_bot(owner or User.objects.create_user(f"player-{next(owners)}"), **fields)
+            make_bot(owner or make_confirmed_user(f"player-{next(owners)}"), **fields)
             for _ in range(n)
         ]
 

@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 
 from engine.scoring import rating_ranks
 from tests.arena.signing_bots import Checks, signing_bot
-from tests.support.users import client_for
+from tests.support.users import client_for, make_confirmed_user
 from tests.tournaments.conftest import ladder_teams_apart
 from tournaments.models import (
     Bot,
@@ -55,7 +55,7 @@ def ladder_of_four(oh_hell, make_bot, owner, settings, loopback_allowed):
 
     def make(*, of: User | None = None, **fields) -> Bot:
         fields.setdefault("status", BotStatus.ACTIVE)
-        owner_of = of or User.objects.create_user(f"ladder-owner-{Bot.objects.count()}")
+        owner_of = of or make_confirmed_user(f"ladder-owner-{Bot.objects.count()}")
         return make_bot(owner_of, ladder_opt_in=True, **fields)
 
     return ladder, make

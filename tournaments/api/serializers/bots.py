@@ -6,8 +6,15 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from tournaments.api.serializers.fields import StrictBooleanField, StrictCharField
-from tournaments.models import Bot, BotHealthCheck, HealthCheckStatus, sees_bot_privately
+from tournaments.models import (
+    Bot,
+    BotHealthCheck,
+    HealthCheckStatus,
+    is_email_confirmed,
+    sees_bot_privately,
+)
 from tournaments.netpolicy import MAX_URL_LENGTH
+from tournaments.services.ladders import CONFIRM_EMAIL
 
 
 class BotInput(serializers.Serializer):
@@ -74,6 +81,7 @@ class BotOutput(serializers.ModelSerializer):
     disabled_reason = serializers.SerializerMethodField()
     last_check = serializers.SerializerMethodField()
     security_warnings = serializers.SerializerMethodField()
+    ladder_waiting = serializers.SerializerMethodField()
 
     class Meta:
         model = Bot
@@ -91,6 +99,7 @@ class BotOutput(serializers.ModelSerializer):
             "security_warnings",
             "consecutive_failures",
             "ladder_opt_in",
+            "ladder_waiting",
             "accept_invitations",
             "version",
             "created_at",
@@ -120,6 +129,17 @@ class BotOutput(serializers.ModelSerializer):
         if sees_bot_privately(self.context["request"].user, bot.owner_id):
             return bot.security_warning_texts
         return None
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_ladder_waiting(self, bot: Bot) -> str | None:
+        """Why the bot, opted in, is seated at no ladder table: its owner's email address is
+        not confirmed. For the owner and staff only (it tells of the owner's account); null
+        otherwise."""
+        if not bot.ladder_opt_in or not sees_bot_privately(
+            self.context["request"].user, bot.owner_id
+        ):
+            return None
+        return None if is_email_confirmed(bot.owner) else CONFIRM_EMAIL
 
     @extend_schema_field(serializers.CharField(allow_null=True))
     def get_endpoint_url(self, bot: Bot) -> str | None:
