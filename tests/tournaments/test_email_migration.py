@@ -11,7 +11,7 @@ from tests.tournaments.migrating import historical, migrate, migrate_to_latest
 pytestmark = pytest.mark.django_db(transaction=True)
 
 BEFORE = ("tournaments", "0025_rank_intervals")
-AFTER = ("tournaments", "0026_email_confirmation")
+AFTER = ("tournaments", "0030_email_confirmation")
 
 
 def test_only_active_staff_addresses_are_confirmed_the_oldest_account_of_each():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from arena.timebank import DEFAULT_TIME_BANK_MS
+from tests.support.users import make_confirmed_user
 from tests.tournaments.starting import start_and_generate
 from tournaments.models import Ladder, Match, Replay, Tournament
 from tournaments.services.ladders import ladder_ensure_default, ladders_top_up
@@ -37,14 +38,13 @@ def test_a_tournament_gives_its_bank_to_every_match_it_makes(
 
 
 def test_a_ladder_match_keeps_the_bank_it_was_made_under(oh_hell, make_bot, settings):
-    from django.contrib.auth.models import User
 
     settings.LADDER_MATCHES_IN_FLIGHT = 1
     ladder = ladder_ensure_default()
     assert ladder is not None and ladder.time_bank_ms == DEFAULT_TIME_BANK_MS
     Ladder.objects.filter(pk=ladder.pk).update(time_bank_ms=4000)
     for i in range(4):
-        make_bot(User.objects.create_user(f"p{i}"), status="active", ladder_opt_in=True)
+        make_bot(make_confirmed_user(f"p{i}"), status="active", ladder_opt_in=True)
     assert ladders_top_up() == 1
     Ladder.objects.filter(pk=ladder.pk).update(time_bank_ms=0)  # staff change it later
     (match,) = Match.objects.filter(ladder=ladder)

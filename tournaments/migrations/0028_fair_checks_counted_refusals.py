@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tournaments', '0025_rank_intervals'),
+        ("tournaments", "0027_collusion"),
     ]
 
     operations = [

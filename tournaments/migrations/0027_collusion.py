@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tournaments', '0025_rank_intervals'),
+        ("tournaments", "0026_time_bank"),
     ]
 
     operations = [

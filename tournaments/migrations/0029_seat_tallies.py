@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tournaments', '0025_rank_intervals'),
+        ("tournaments", "0028_fair_checks_counted_refusals"),
     ]
 
     operations = [

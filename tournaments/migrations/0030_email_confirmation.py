@@ -36,7 +36,7 @@ def confirm_staff_addresses(apps, schema_editor):
 class Migration(migrations.Migration):
     dependencies = [
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
-        ("tournaments", "0025_rank_intervals"),
+        ("tournaments", "0029_seat_tallies"),
     ]
 
     operations = [
