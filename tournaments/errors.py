@@ -62,3 +62,13 @@ class UnavailableError(ApplicationError):
     """The platform cannot do this now (a dependency is away); asking again later may work."""
 
     default_code = "unavailable"
+
+
+class QuotaExceededError(ApplicationError):
+    """The caller has used up a quota; ``retry_after`` seconds from now it is given back."""
+
+    default_code = "quota_exceeded"
+
+    def __init__(self, message: str, *, retry_after: int, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.retry_after = retry_after

@@ -18,6 +18,7 @@ from tournaments.errors import (
     ConflictError,
     NotFoundError,
     PermissionDeniedError,
+    QuotaExceededError,
     UnavailableError,
 )
 
@@ -79,8 +80,10 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
     """Render every error the views raise in the one error body."""
     if isinstance(exc, ApplicationError):
         message = f"{exc.field}: {exc.message}" if exc.field else exc.message
-        body = error_body(exc.code, message, exc.detail)
-        return Response(body, status=status_of(exc))
+        if isinstance(exc, QuotaExceededError):
+            body = error_body(exc.code, message, exc.detail, retry_after=exc.retry_after)
+            return Response(body, status=429, headers={"Retry-After": str(exc.retry_after)})
+        return Response(error_body(exc.code, message, exc.detail), status=status_of(exc))
     exc = _translate(exc)
     if isinstance(exc, exceptions.ValidationError):
         return _from_validation(exc)

@@ -11,6 +11,7 @@ from tournaments.models.bots import (
     BotVersion,
     DisabledCause,
     HealthCheckStatus,
+    ReferencePlayer,
     SharedHost,
 )
 from tournaments.models.competitions import (
@@ -32,6 +33,7 @@ from tournaments.models.matches import (
 )
 from tournaments.models.rank_intervals import RankFit, RankInterval
 from tournaments.models.ratings import Rating, RatingHistory, RatingRecompute, RecomputeStatus
+from tournaments.models.scrimmages import Scrimmage, ScrimmageOpponent, ScrimmageStatus
 from tournaments.models.users import (
     ORGANISERS_GROUP,
     UsernameKey,
@@ -62,7 +64,11 @@ __all__ = [
     "RatingHistory",
     "RatingRecompute",
     "RecomputeStatus",
+    "ReferencePlayer",
     "Replay",
+    "Scrimmage",
+    "ScrimmageOpponent",
+    "ScrimmageStatus",
     "SeatFault",
     "SharedHost",
     "Tournament",

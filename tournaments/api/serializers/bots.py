@@ -22,6 +22,11 @@ class BotInput(serializers.Serializer):
         required=False,
         help_text="let other users enter the bot in their tournaments (default false)",
     )
+    accepts_scrimmages = StrictBooleanField(
+        required=False,
+        help_text="let other owners choose the bot as an opponent in their unrated scrimmages "
+        "(default false)",
+    )
 
 
 class BotNewVersionInput(serializers.Serializer):
@@ -92,6 +97,8 @@ class BotOutput(serializers.ModelSerializer):
             "consecutive_failures",
             "ladder_opt_in",
             "accept_invitations",
+            "accepts_scrimmages",
+            "reference_player",
             "version",
             "created_at",
             "updated_at",
