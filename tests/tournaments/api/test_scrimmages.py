@@ -4,9 +4,11 @@ quota, shown to their owner and staff only, and never rated."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 from django.test import Client
+from rest_framework.test import APIClient
 
 from tests.support.users import client_for
 from tests.tournaments.dashboard.world import play_and_record
@@ -40,7 +42,7 @@ def theirs(make_bot, other_user) -> Bot:
     return make_bot(other_user, name="theirs", status="active")
 
 
-def ask(client, bot: Bot, **fields) -> object:
+def ask(client: APIClient, bot: Bot, **fields: Any) -> Any:
     body = {"bot": bot.pk, "variant": "oh-hell", **fields}
     return client.post(URL, body, format="json")
 
