@@ -71,8 +71,7 @@ def test_a_worker_of_the_scrimmage_queue_alone_plays_a_scrimmage(ask, start_work
     scrimmage = ask(2)
     start_worker("scrimmages", concurrency=1, queues=[".scrimmage"])
     wait_for(
-        lambda: Match.objects.filter(scrimmage=scrimmage, status=MatchStatus.FINISHED).count()
-        == 2,
+        lambda: Match.objects.filter(scrimmage=scrimmage, status=MatchStatus.FINISHED).count() == 2,
         240,
         "the scrimmage's matches to be played by the scrimmage worker",
     )
