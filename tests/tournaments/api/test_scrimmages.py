@@ -3,7 +3,9 @@ quota, shown to their owner and staff only, and never rated."""
 
 from __future__ import annotations
 
+import hashlib
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +16,7 @@ from tests.support.users import client_for
 from tests.tournaments.dashboard.world import play_and_record
 from tournaments.models import (
     Bot,
+    Ladder,
     Match,
     MatchStatus,
     Rating,
@@ -21,7 +24,7 @@ from tournaments.models import (
     ReferencePlayer,
     Scrimmage,
 )
-from tournaments.seeds import scrimmage_deal_seed
+from tournaments.seeds import deal_seed, scrimmage_deal_seed
 from tournaments.services.ratings import ratings_apply_pending
 from tournaments.services.scrimmages import next_utc_day
 
@@ -87,6 +90,23 @@ def test_a_fixed_seed_deals_the_documented_seeds_and_never_the_seed_itself(
     assert [m.seed for m in matches] == [scrimmage_deal_seed(7, 0), scrimmage_deal_seed(7, 1)]
     assert 7 not in {m.seed for m in matches}
     assert answer.json()["seed"] == 7
+
+
+def test_the_documented_derivation_gives_the_deal_seeds():
+    digest = hashlib.sha256(b"ohhell scrimmage deal:42:0").hexdigest()
+    assert scrimmage_deal_seed(42, 0) == int(digest[:16], 16) >> 1
+    docs = (Path(__file__).resolve().parents[3] / "docs" / "api.md").read_text()
+    assert "printf %s 'ohhell scrimmage deal:42:0' | sha256sum | cut -c1-16" in docs
+
+
+def test_a_seed_typed_from_a_ladders_deal_deals_other_cards(owner_client, mine, oh_hell):
+    ladder = Ladder.objects.create(variant=oh_hell)
+    typed = deal_seed(3, ladder.deal_salt)  # as if revealed on a ladder match's page
+    answer = ask(owner_client, mine[0], reference_players=PAIR, matches=2, seed=typed)
+    seeds = set(
+        Match.objects.filter(scrimmage_id=answer.json()["id"]).values_list("seed", flat=True)
+    )
+    assert typed not in seeds and deal_seed(typed, ladder.deal_salt) not in seeds
 
 
 def test_another_owners_bot_plays_only_once_its_owner_accepts_scrimmages(
