@@ -100,7 +100,7 @@ def test_the_documented_derivation_gives_the_deal_seeds():
 
 
 def test_a_seed_typed_from_a_ladders_deal_deals_other_cards(owner_client, mine, oh_hell):
-    ladder = Ladder.objects.create(variant=oh_hell)
+    ladder, _ = Ladder.objects.get_or_create(variant=oh_hell)
     typed = deal_seed(3, ladder.deal_salt)  # as if revealed on a ladder match's page
     answer = ask(owner_client, mine[0], reference_players=PAIR, matches=2, seed=typed)
     seeds = set(

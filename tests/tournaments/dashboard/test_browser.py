@@ -480,7 +480,7 @@ def test_an_author_asks_for_a_scrimmage_follows_it_and_watches_its_replay(
     page, transactional_db, example_bots, loopback_allowed, short_variant
 ):
     author = User.objects.create_user(username="author", password="a-long-test-passphrase-42")
-    practising, sparring = (
+    practising, _sparring = (
         Bot.objects.create(
             owner=author,
             name=name,
