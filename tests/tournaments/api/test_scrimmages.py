@@ -19,12 +19,14 @@ from tournaments.models import (
     Ladder,
     Match,
     MatchStatus,
+    RankFit,
     Rating,
     RatingHistory,
     ReferencePlayer,
     Scrimmage,
 )
 from tournaments.seeds import deal_seed, scrimmage_deal_seed
+from tournaments.services.rank_intervals import rank_intervals_fit_all
 from tournaments.services.ratings import ratings_apply_pending
 from tournaments.services.scrimmages import next_utc_day
 
@@ -216,6 +218,11 @@ def test_a_scrimmage_changes_no_rating_and_no_leaderboard(played, owner_client, 
     assert not Rating.objects.exists() and not RatingHistory.objects.exists()
     board = anonymous_client.get("/api/leaderboard/?variant=oh-hell").json()
     assert board["results"] == []
+    # Nor the batch ranks beside the leaderboard: a scrimmage is no rated match to fit.
+    assert rank_intervals_fit_all() == {"fitted": 0, "current": 0}
+    assert not RankFit.objects.exists()
+    intervals = anonymous_client.get("/api/leaderboard/intervals/?variant=oh-hell").json()
+    assert intervals["results"] == []
     shown = owner_client.get(f"/api/matches/{match.pk}/").json()
     assert shown["rated"] is False and shown["scrimmage"] == played.pk
 
