@@ -106,6 +106,7 @@ FIXTURE_SEAT_FIELDS = (
     "match_id",
     "match__tournament_id",
     "match__ladder_id",
+    "match__scrimmage_id",
     "match__variant__name",
     "match__round",
     "match__duplicate_group",
