@@ -247,18 +247,21 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
-# Workers of one deployment share a queue name; tests give theirs a private one. Four queues,
+# Workers of one deployment share a queue name; tests give theirs a private one. Five queues,
 # so a big tournament's backlog of matches, or the making of its fixtures, never holds up
-# control work (a next round, ratings, a verification, a ladder top-up) or the ladders: "<name>"
-# for control tasks, "<name>.matches" for tournament matches, "<name>.ladder" for ladder
-# matches, "<name>.bulk" for making a starting tournament's matches. The two match queues hold
-# match messages only: the sweeper counts them against the matches waiting to re-send lost ones
-# (tournaments/services/sweeps.py). A worker started without -Q consumes all four;
+# control work (a next round, ratings, a verification, a ladder top-up) or the ladders, and
+# owners' scrimmages never hold up either: "<name>" for control tasks, "<name>.matches" for
+# tournament matches, "<name>.ladder" for ladder matches, "<name>.scrimmage" for scrimmage
+# matches, "<name>.bulk" for making a starting tournament's matches. The three match queues
+# hold match messages only: the sweeper counts them against the matches waiting to re-send lost
+# ones (tournaments/services/sweeps.py). A worker started without -Q consumes all five;
 # TASK_QUEUE_KINDS routes tasks to them (config/celery_app.py).
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "ohhell")
 TASK_QUEUE_KINDS = {
     "tournaments.run_match": "matches",
     "tournaments.run_ladder_match": "ladder",
+    # Owners' unrated practice: its own workers, never in front of ladders or tournaments.
+    "tournaments.run_scrimmage_match": "scrimmage",
     "tournaments.generate_tournament": "bulk",
     # A batch fit holds its worker for seconds: never in front of top-ups and rating writes.
     "tournaments.fit_rank_intervals": "bulk",
@@ -341,6 +344,10 @@ LADDER_MAX_TABLES_PER_OWNER = env_int("LADDER_MAX_TABLES_PER_OWNER", 2, minimum=
 # and are sent as these end. One tournament's share of the matches queue stays bounded, and a
 # cancelled one leaves at most this many messages in front of other tournaments' matches.
 TOURNAMENT_MATCHES_IN_FLIGHT = env_int("TOURNAMENT_MATCHES_IN_FLIGHT", 64, minimum=1, maximum=10000)
+# Scrimmages (an owner's unrated practice): matches one account may ask for in a UTC day (staff
+# too), and in one scrimmage.
+SCRIMMAGE_MATCHES_PER_DAY = env_int("SCRIMMAGE_MATCHES_PER_DAY", 50, minimum=0, maximum=100000)
+SCRIMMAGE_MAX_MATCHES = env_int("SCRIMMAGE_MAX_MATCHES", 10, minimum=1, maximum=1000)
 
 # How often beat sweeps and reconciles: gives back matches of dead workers, re-sends lost ones,
 # starts due tournaments, moves on tournaments a lost message left behind. Ratings of matches
@@ -513,6 +520,7 @@ SPECTACULAR_SETTINGS = {
         "MatchStatusEnum": "tournaments.models.matches.MatchStatus",
         "RecomputeStatusEnum": "tournaments.models.ratings.RecomputeStatus",
         "FaultKindEnum": "tournaments.models.faults.FaultKind",
+        "ReferencePlayerEnum": "tournaments.models.bots.ReferencePlayer",
     },
 }
 

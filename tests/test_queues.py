@@ -1,4 +1,4 @@
-"""Routing of Celery tasks to the four queues of a deployment."""
+"""Routing of Celery tasks to the five queues of a deployment."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from config.celery_app import app, route_task
     [
         ("tournaments.run_match", ".matches"),
         ("tournaments.run_ladder_match", ".ladder"),
+        ("tournaments.run_scrimmage_match", ".scrimmage"),
         ("tournaments.generate_tournament", ".bulk"),
     ],
 )
@@ -37,12 +38,13 @@ def test_control_tasks_take_the_default_queue(task):
     assert route_task(task, (), {}, {}) is None
 
 
-def test_a_worker_without_q_consumes_all_four_queues():
+def test_a_worker_without_q_consumes_all_five_queues():
     name = app.conf.task_default_queue
     assert {queue.name for queue in app.conf.task_queues} == {
         name,
         f"{name}.matches",
         f"{name}.ladder",
+        f"{name}.scrimmage",
         f"{name}.bulk",
     }
 

@@ -98,6 +98,8 @@ def start(**variables: str) -> subprocess.CompletedProcess:
         ("BOTS_PER_ACCOUNT_MAX", "-3"),
         ("LADDER_MAX_BOTS_PER_OWNER", "0"),
         ("LADDER_MAX_TABLES_PER_OWNER", "two"),
+        ("SCRIMMAGE_MATCHES_PER_DAY", "-1"),
+        ("SCRIMMAGE_MAX_MATCHES", "0"),
         ("EMAIL_BACKEND", "pigeon"),
         ("EMAIL_PORT", "70000"),
         ("EMAIL_CONFIRMATION_SECONDS", "60"),

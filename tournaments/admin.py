@@ -26,6 +26,8 @@ from tournaments.models import (
     RatingHistory,
     RatingRecompute,
     Replay,
+    Scrimmage,
+    ScrimmageOpponent,
     SeatFault,
     SharedHost,
     Tournament,
@@ -125,6 +127,8 @@ class BotAdmin(admin.ModelAdmin):
         "consecutive_failures",
         "endpoint_addresses",
         "matches_played",
+        # The reference players' house bots are made by tournaments/services/scrimmages.py.
+        "reference_player",
     ]
     raw_id_fields = ["owner"]
     inlines = [HealthCheckInline]
@@ -376,6 +380,27 @@ class LadderAdmin(admin.ModelAdmin):
         self._control(request, queryset, ladder_resume, "Resumed")
 
 
+class ScrimmageOpponentInline(admin.TabularInline):
+    model = ScrimmageOpponent
+    extra = 0
+    can_delete = False
+    fields = readonly_fields = ("position", "bot")
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+@admin.register(Scrimmage)
+class ScrimmageAdmin(ReadOnlyAdmin):
+    """Owners' unrated practice: staff see every scrimmage, as its owner does."""
+
+    list_display = ["id", "owner", "bot", "variant", "match_count", "seed", "created_at"]
+    list_filter = ["variant", "created_at"]
+    search_fields = ["=id", "owner__username", "bot__name"]
+    list_select_related = ["owner", "bot", "variant"]
+    inlines = [ScrimmageOpponentInline]
+
+
 @admin.register(TournamentEntry)
 class TournamentEntryAdmin(admin.ModelAdmin):
     list_display = ["tournament", "bot", "created_at"]
@@ -424,6 +449,7 @@ class MatchAdmin(admin.ModelAdmin):
         "id",
         "tournament",
         "ladder",
+        "scrimmage",
         "variant",
         "round",
         "status",
@@ -439,7 +465,7 @@ class MatchAdmin(admin.ModelAdmin):
         ("tournament", admin.RelatedOnlyFieldListFilter),
     ]
     search_fields = ["=id", "tournament__name", "duplicate_group", "claimed_by", "error"]
-    list_select_related = ["tournament", "ladder__variant", "variant"]
+    list_select_related = ["tournament", "ladder__variant", "scrimmage", "variant"]
     # The deal and its rules are committed before play (the seed's commitment is published):
     # staff retry or cancel a match, they never change what it deals.
     readonly_fields = [

@@ -3,7 +3,7 @@
 Services decide *that* something must happen; this module knows *how*. A task is sent once the
 current transaction commits (``send``), so a worker never looks for a row that is not there
 yet, or at once when there is no transaction to wait for (``send_now``). Routing to the match,
-ladder and control queues happens on the way (config/celery_app.py routes by name).
+ladder, scrimmage and control queues happens on the way (config/celery_app.py routes by name).
 
 With ``CELERY_EAGER=1`` (tests on SQLite, config/settings.py) a task runs inside the process
 that sends it, after the commit, as a worker would run it. Ladder top-ups are the exception
@@ -29,6 +29,7 @@ class Task(StrEnum):
 
     RUN_MATCH = "tournaments.run_match"
     RUN_LADDER_MATCH = "tournaments.run_ladder_match"
+    RUN_SCRIMMAGE_MATCH = "tournaments.run_scrimmage_match"
     RECORD_OUTCOME = "tournaments.record_outcome"
     TOP_UP_LADDERS = "tournaments.top_up_ladders"
     RATE_FINISHED_MATCHES = "tournaments.rate_finished_matches"

@@ -69,6 +69,19 @@ class TooManyRequestsError(ApplicationError):
 
     default_code = "throttled"
 
-    def __init__(self, message: str, *, retry_after: int, field: str | None = None) -> None:
-        super().__init__(message, field=field)
+    def __init__(
+        self,
+        message: str,
+        *,
+        retry_after: int,
+        field: str | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message, field=field, extra=extra)
         self.retry_after = retry_after
+
+
+class QuotaExceededError(TooManyRequestsError):
+    """The caller has used up a quota; ``retry_after`` seconds from now it is given back."""
+
+    default_code = "quota_exceeded"

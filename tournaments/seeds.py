@@ -18,6 +18,15 @@ and ids repeat in a copy of the database kept under the same ``SECRET_KEY``. Com
 before salts existed were each given a fresh one by migration 0020; their matches keep the
 seeds stored on them, whose commitments were published.
 
+A scrimmage (an owner's unrated practice, tournaments/models/scrimmages.py) whose owner fixed its
+seed is dealt from ``scrimmage_deal_seed``: a public function of the owner's seed and the match's
+number, so the owner can compute every deal and play it again at home, as is theirs to know. It
+is never the seed of a ladder's or a tournament's deal, nor tells one: those are keyed with the
+server's secret and a competition's salt, so a scrimmage cannot be given one even by an owner who
+types a revealed deal seed, or one they guessed (its own hash, under a label of its own, deals
+other cards), and learning a scrimmage's deals tells nothing about theirs. A scrimmage without a
+fixed seed deals each match from ``new_seed``.
+
 Until a match has ended only its commitment ``seed_sha256`` (engine/seeds.py) is published; its
 seed is revealed once it is finished or cancelled and no other match of its duplicate group is
 still to be played. A tournament's seed is revealed once the tournament is finished or cancelled.
@@ -52,6 +61,18 @@ def new_seed() -> int:
 def new_deal_salt() -> str:
     """Draw a fresh deal salt for a tournament or a ladder: 128 bits from the CSPRNG, in hex."""
     return secrets.token_hex(DEAL_SALT_BYTES)
+
+
+# The label that keeps scrimmage deals apart from every other use of SHA-256 on a seed.
+SCRIMMAGE_DEAL_LABEL = "ohhell scrimmage deal"
+
+
+def scrimmage_deal_seed(seed: int, number: int) -> int:
+    """The 63-bit seed dealing match ``number`` (0, 1, ...) of a scrimmage whose owner fixed
+    ``seed``: the first 8 bytes of SHA-256 of ``"ohhell scrimmage deal:<seed>:<number>"``,
+    read big-endian and shifted right by one bit (docs/api.md shows the command)."""
+    message = f"{SCRIMMAGE_DEAL_LABEL}:{seed_text(seed)}:{number}".encode()
+    return int.from_bytes(hashlib.sha256(message).digest()[:8], "big") >> 1
 
 
 def _deal_key() -> bytes:

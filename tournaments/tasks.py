@@ -40,6 +40,12 @@ def run_ladder_match(match_id: int) -> str:
     return runs.match_run(match_id=match_id)
 
 
+@shared_task(name="tournaments.run_scrimmage_match", ignore_result=True)
+def run_scrimmage_match(match_id: int) -> str:
+    """Claim, play and record one match of an owner's scrimmage (on the scrimmage queue)."""
+    return runs.match_run(match_id=match_id)
+
+
 @shared_task(
     name="tournaments.record_outcome",
     ignore_result=True,

@@ -104,6 +104,7 @@ def fixture_seat_row(seat: Any) -> dict[str, Any]:
         "id": seat.match_id,
         "tournament": seat.match__tournament_id,
         "ladder": seat.match__ladder_id,
+        "scrimmage": seat.match__scrimmage_id,
         "variant": seat.match__variant__name,
         "round": seat.match__round,
         "duplicate_group": seat.match__duplicate_group,

@@ -32,6 +32,7 @@ from tournaments.api.views_ratings import (
     RecomputeDetailView,
     RecomputeView,
 )
+from tournaments.api.views_scrimmages import ScrimmageViewSet
 from tournaments.api.views_staff import CollusionView
 from tournaments.api.views_tournaments import TournamentViewSet
 from tournaments.api.views_variants import VariantViewSet
@@ -71,6 +72,7 @@ router.register("variants", VariantViewSet, basename="variant")
 router.register("tournaments", TournamentViewSet, basename="tournament")
 router.register("matches", MatchViewSet, basename="match")
 router.register("ladders", LadderViewSet, basename="ladder")
+router.register("scrimmages", ScrimmageViewSet, basename="scrimmage")
 
 urlpatterns = [
     path("auth/signup/", SignUpView.as_view(), name="auth-signup"),

@@ -26,14 +26,20 @@ from tournaments.api.csv_export import (
 from tournaments.api.filters import MatchFilter
 from tournaments.api.serializers.matches import MatchDetailOutput, MatchOutput
 from tournaments.models import Match, MatchStatus, Replay
-from tournaments.selectors.matches import match_detail_list, match_list, match_replay_id
+from tournaments.selectors.matches import (
+    match_detail_list,
+    match_list,
+    match_replay_id,
+    matches_visible_to,
+)
 
 # How long a finished match's replay may be kept by a browser or a proxy: it never changes.
 REPLAY_MAX_AGE_S = 86400
 
 
 class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
-    """Matches: anyone may browse results, faults and replays."""
+    """Matches: anyone may browse results, faults and replays; a scrimmage's matches only its
+    owner and staff (the list never shows them: its scrimmage does)."""
 
     filterset_class = MatchFilter
     ordering_fields = ["created_at", "finished_at", "id", "round"]
@@ -45,9 +51,10 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
     def get_queryset(self) -> QuerySet[Match]:
         if self.action == "list":
             return match_list()
+        visible = matches_visible_to(self.request.user)
         if self.action == "retrieve":
-            return match_detail_list()
-        return Match.objects.all()
+            return match_detail_list().filter(visible)
+        return Match.objects.filter(visible)
 
     content_negotiation_class = CSVDownloadNegotiation
 
@@ -95,9 +102,12 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
         else:
             response = not_modified
         response["ETag"] = etag
-        if match.status == MatchStatus.FINISHED:
+        if match.scrimmage_id is not None:
+            # Its owner's and staff's only: no shared cache may keep it.
+            patch_cache_control(response, private=True, no_cache=True)
+        elif match.status == MatchStatus.FINISHED:
             patch_cache_control(response, public=True, max_age=REPLAY_MAX_AGE_S)
         else:
             patch_cache_control(response, no_cache=True)
-        # A replay is public and holds no secret, so compressing it gives nothing away (BREACH).
+        # A replay holds no secret, so compressing it gives nothing away (BREACH).
         return GZipMiddleware(lambda _: response).process_response(request, response)

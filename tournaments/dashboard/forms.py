@@ -113,3 +113,58 @@ class LadderForm(forms.Form):
     """Opt in with ``enabled`` set; without it, opt out."""
 
     enabled = forms.BooleanField(required=False)
+
+
+class ScrimmageAcceptForm(forms.Form):
+    """Accept other owners' scrimmages with ``enabled`` set; without it, stop accepting."""
+
+    enabled = forms.BooleanField(required=False)
+
+
+class PracticeForm(ServiceForm):
+    """Ask for a scrimmage: opponents to tick, the variant, how many matches, a seed to fix.
+
+    The choices are the asker's (``references``, ``opponents``, ``variants``), so the fields
+    are made with each form."""
+
+    def __init__(
+        self,
+        data: Any = None,
+        *,
+        references: list[tuple[str, str]],
+        opponents: list[tuple[int, str]],
+        variants: list[tuple[str, str]],
+        max_matches: int,
+    ) -> None:
+        super().__init__(data)
+        self.fields["reference_players"] = forms.MultipleChoiceField(
+            label="Reference players",
+            choices=references,
+            required=False,
+            widget=forms.CheckboxSelectMultiple,
+            help_text="Played by the platform itself: random, heuristic (bids from hand "
+            "strength), search (Monte Carlo, the strongest).",
+        )
+        self.fields["opponents"] = forms.TypedMultipleChoiceField(
+            label="Bots",
+            choices=opponents,
+            coerce=int,
+            required=False,
+            widget=forms.CheckboxSelectMultiple,
+            help_text="Your other active bots, and other owners' bots whose owners accept "
+            "scrimmages.",
+        )
+        self.fields["variant"] = forms.ChoiceField(choices=variants)
+        self.fields["matches"] = forms.IntegerField(
+            label="Matches",
+            min_value=1,
+            max_value=max_matches,
+            initial=1,
+            help_text=f"From 1 to {max_matches}; the seats rotate each match.",
+        )
+        self.fields["seed"] = forms.IntegerField(
+            label="Seed",
+            required=False,
+            min_value=0,
+            help_text="Optional: fix the deals to play them again; empty deals every match afresh.",
+        )

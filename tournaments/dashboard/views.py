@@ -338,7 +338,7 @@ def _fair_deal(match: Match, replay_id: int | None) -> dict[str, Any]:
 def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     """Show a match: each seat's result and faults, the replay viewer once it has finished, and
     to staff the platform's last error with it."""
-    match = reads.match_with_seats(match_id=match_id)
+    match = reads.match_with_seats(match_id=match_id, user=request.user)
     if match is None:
         raise Http404(f"No match {match_id}.")
     seats = list(match.seats.all())

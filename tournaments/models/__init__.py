@@ -12,6 +12,7 @@ from tournaments.models.bots import (
     BotVersion,
     DisabledCause,
     HealthCheckStatus,
+    ReferencePlayer,
     SharedHost,
 )
 from tournaments.models.collusion import CollusionFlag, CollusionScan
@@ -34,6 +35,7 @@ from tournaments.models.matches import (
 )
 from tournaments.models.rank_intervals import RankFit, RankInterval
 from tournaments.models.ratings import Rating, RatingHistory, RatingRecompute, RecomputeStatus
+from tournaments.models.scrimmages import Scrimmage, ScrimmageOpponent, ScrimmageStatus
 from tournaments.models.users import (
     ORGANISERS_GROUP,
     ConfirmedEmail,
@@ -70,7 +72,11 @@ __all__ = [
     "RatingHistory",
     "RatingRecompute",
     "RecomputeStatus",
+    "ReferencePlayer",
     "Replay",
+    "Scrimmage",
+    "ScrimmageOpponent",
+    "ScrimmageStatus",
     "SeatFault",
     "SeatTally",
     "SharedHost",

@@ -39,6 +39,15 @@ class DisabledCause(models.TextChoices):
     ADMIN = "admin", "disabled by staff"
 
 
+class ReferencePlayer(models.TextChoices):
+    """The reference players (engine/players/) a scrimmage may seat: each is one house bot that
+    the worker plays in-process (tournaments/services/runs.py), never over the network."""
+
+    RANDOM = "random", "random"
+    HEURISTIC = "heuristic", "heuristic"
+    SEARCH = "search", "search"
+
+
 class Bot(models.Model):
     """An HTTP endpoint that plays Oh Hell, owned by one user."""
 
@@ -65,6 +74,11 @@ class Bot(models.Model):
     ladder_opt_in = models.BooleanField(default=False)
     # The owner's consent to be entered in tournaments organised by other users.
     accept_invitations = models.BooleanField(default=False)
+    # The owner's consent to be an opponent in other owners' scrimmages (unrated practice).
+    accepts_scrimmages = models.BooleanField(default=False)
+    # Set on the house bots that stand for the reference players (tournaments/services/
+    # scrimmages.py makes them); blank for every bot an owner registered.
+    reference_player = models.CharField(max_length=16, choices=ReferencePlayer.choices, blank=True)
     # Raised by bot_new_version: the bot keeps its name, matches and mu; sigma goes up.
     version = models.PositiveIntegerField(default=1)
     # Every address the endpoint's host resolved to at the last passed check: bots at one
@@ -98,6 +112,11 @@ class Bot(models.Model):
             ),
             models.CheckConstraint(condition=~models.Q(secret=""), name="bot_secret_not_empty"),
             models.CheckConstraint(condition=models.Q(version__gte=1), name="bot_version_positive"),
+            models.UniqueConstraint(
+                fields=["reference_player"],
+                condition=~models.Q(reference_player=""),
+                name="bot_one_per_reference_player",
+            ),
         ]
         indexes = [
             # The list is paged in name order: an index lets PostgreSQL read one page, not sort all.

@@ -34,6 +34,10 @@ class Match(models.Model):
     ladder = models.ForeignKey(
         "Ladder", on_delete=models.PROTECT, null=True, blank=True, related_name="matches"
     )
+    # Set for the matches of an owner's scrimmage: unrated and shown to its owner and staff only.
+    scrimmage = models.ForeignKey(
+        "Scrimmage", on_delete=models.CASCADE, null=True, blank=True, related_name="matches"
+    )
     variant = models.ForeignKey("Variant", on_delete=models.PROTECT, related_name="matches")
     round = models.PositiveIntegerField(default=0)
     duplicate_group = models.CharField(max_length=64, blank=True, db_index=True)
@@ -95,8 +99,10 @@ class Match(models.Model):
                 fields=["rating_sequence"], name="match_rating_sequence_unique"
             ),
             models.CheckConstraint(
-                condition=models.Q(tournament__isnull=True) | models.Q(ladder__isnull=True),
-                name="match_tournament_or_ladder",
+                condition=models.Q(tournament__isnull=True, ladder__isnull=True)
+                | models.Q(tournament__isnull=True, scrimmage__isnull=True)
+                | models.Q(ladder__isnull=True, scrimmage__isnull=True),
+                name="match_one_competition",
             ),
             models.CheckConstraint(
                 condition=models.Q(time_bank_ms__lte=MAX_TIME_BANK_MS),
@@ -108,6 +114,7 @@ class Match(models.Model):
             models.Index(fields=["tournament", "status"], name="match_tournament_status_idx"),
             models.Index(fields=["tournament", "round"], name="match_tournament_round_idx"),
             models.Index(fields=["ladder", "status"], name="match_ladder_status_idx"),
+            models.Index(fields=["scrimmage", "round"], name="match_scrimmage_round_idx"),
             # The next of a tournament's matches to send, in the order they were made.
             models.Index(
                 fields=["tournament", "id"],

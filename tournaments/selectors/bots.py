@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from tournaments.models import Bot, BotHealthCheck, SeatFault
 
@@ -20,6 +20,8 @@ LIST_FIELDS = (
     "security_warnings",
     "consecutive_failures",
     "accept_invitations",
+    "accepts_scrimmages",
+    "reference_player",
     "ladder_opt_in",
     "version",
     "created_at",
@@ -65,8 +67,15 @@ def bots_of_owner(*, owner: User | AnonymousUser) -> QuerySet[Bot]:
 
 
 def bot_recent_faults(*, bot: Bot, limit: int = 20) -> list[SeatFault]:
-    """The bot's latest fault records, each with the match it happened in, newest match first."""
-    rows = SeatFault.objects.filter(seat__bot=bot).select_related(
-        "seat__match__variant", "seat__match__tournament"
+    """The bot's latest fault records, each with the match it happened in, newest match first;
+    none from other owners' scrimmages, which are theirs to see
+    (tournaments/selectors/scrimmages.py counts those)."""
+    others = Q(seat__match__scrimmage__isnull=False) & ~Q(
+        seat__match__scrimmage__owner_id=bot.owner_id
+    )
+    rows = (
+        SeatFault.objects.filter(seat__bot=bot)
+        .exclude(others)
+        .select_related("seat__match__variant", "seat__match__tournament")
     )
     return list(rows.order_by("-seat__match__created_at", "-seat__match_id", "kind")[:limit])

@@ -6,6 +6,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import (
     Avg,
     Count,
@@ -33,6 +34,7 @@ from tournaments.models import (
     Variant,
 )
 from tournaments.rating_math import conservative, is_provisional, margin
+from tournaments.selectors.matches import matches_visible_to, public
 from tournaments.selectors.rank_intervals import rank_intervals_of
 from tournaments.selectors.tournaments import tournament_list
 
@@ -95,7 +97,9 @@ def live_tournaments(*, limit: int = 10) -> list[Tournament]:
 
 def recent_matches(*, limit: int = 10) -> list[Match]:
     """The latest finished matches with their seated bots."""
-    rows = Match.objects.filter(status=MatchStatus.FINISHED).select_related("variant", "tournament")
+    rows = Match.objects.filter(public(), status=MatchStatus.FINISHED).select_related(
+        "variant", "tournament"
+    )
     return list(rows.prefetch_related(_seats_prefetch()).order_by("-finished_at", "-pk")[:limit])
 
 
@@ -103,7 +107,7 @@ def site_counts() -> dict[str, int]:
     """How many bots, finished matches and tournaments the platform holds."""
     return {
         "bots": Bot.objects.count(),
-        "matches": Match.objects.filter(status=MatchStatus.FINISHED).count(),
+        "matches": Match.objects.filter(public(), status=MatchStatus.FINISHED).count(),
         "tournaments": Tournament.objects.count(),
     }
 
@@ -138,7 +142,10 @@ def leaderboard_page_lines(
     bot_ids = [r.bot_id for r in ratings]
     bids = (
         MatchSeat.objects.filter(
-            bot_id__in=bot_ids, match__variant=variant, match__status=MatchStatus.FINISHED
+            public("match__"),
+            bot_id__in=bot_ids,
+            match__variant=variant,
+            match__status=MatchStatus.FINISHED,
         )
         .values("bot_id")
         .annotate(exact=Sum("bids_exact"), total=Sum("bids_total"))
@@ -201,14 +208,16 @@ def bot_profile(*, bot_id: int) -> Bot | None:
 
 
 def bot_recent_matches(*, bot: Bot, limit: int = 15) -> list[Match]:
-    """The bot's latest matches of any state, with every seat loaded."""
-    rows = Match.objects.filter(seats__bot=bot).select_related("variant", "tournament")
+    """The bot's latest public matches of any state, with every seat loaded."""
+    rows = Match.objects.filter(public(), seats__bot=bot).select_related("variant", "tournament")
     return list(rows.prefetch_related(_seats_prefetch()).order_by("-created_at", "-pk")[:limit])
 
 
 def bot_play_summary(*, bot: Bot) -> dict[str, Any]:
-    """Finished matches, faults and exact bids of the bot over all its matches."""
-    summary = MatchSeat.objects.filter(bot=bot, match__status=MatchStatus.FINISHED).aggregate(
+    """Finished matches, faults and exact bids of the bot over all its public matches."""
+    summary = MatchSeat.objects.filter(
+        public("match__"), bot=bot, match__status=MatchStatus.FINISHED
+    ).aggregate(
         matches=Count("pk"),
         faults=Sum("faults"),
         disqualified=Count("pk", filter=Q(disqualified=True)),
@@ -225,7 +234,9 @@ def bot_play_summary(*, bot: Bot) -> dict[str, Any]:
 def bot_fault_rates(*, bot: Bot, matches: int) -> list[dict[str, Any]]:
     """Faults by kind: count, per match, matches affected, and the latency of the faulty calls."""
     rows = (
-        SeatFault.objects.filter(seat__bot=bot, seat__match__status=MatchStatus.FINISHED)
+        SeatFault.objects.filter(
+            public("seat__match__"), seat__bot=bot, seat__match__status=MatchStatus.FINISHED
+        )
         .values("kind")
         .annotate(
             total=Sum("count"),
@@ -244,16 +255,16 @@ def tournament_fixtures_page(*, tournament: Tournament) -> QuerySet[Match]:
     return rows.prefetch_related(_seats_prefetch()).order_by("round", "pk")
 
 
-def match_with_seats(*, match_id: int) -> Match | None:
-    """A match with variant, tournament, seats, their bots and fault records, and its voided
-    deals."""
+def match_with_seats(*, match_id: int, user: User | AnonymousUser) -> Match | None:
+    """A match ``user`` may see, with variant, tournament, seats, their bots and fault records,
+    and its voided deals."""
     seats = (
         MatchSeat.objects.select_related("bot").prefetch_related("fault_records").order_by("seat")
     )
     rows = Match.objects.select_related("variant", "tournament").prefetch_related(
         Prefetch("seats", queryset=seats), "voided_deals"
     )
-    return rows.filter(pk=match_id).first()
+    return rows.filter(matches_visible_to(user), pk=match_id).first()
 
 
 def variants_for_page() -> QuerySet[RatedVariant]:
@@ -267,7 +278,7 @@ def variants_for_page() -> QuerySet[RatedVariant]:
 
 def bots_for_page() -> QuerySet[Bot]:
     """Every bot by name with its owner and finished matches, without secret or endpoint."""
-    finished = Q(seats__match__status=MatchStatus.FINISHED)
+    finished = Q(seats__match__status=MatchStatus.FINISHED) & public("seats__match__")
     return (
         Bot.objects.select_related("owner")
         .defer("secret", "endpoint_url")
@@ -279,8 +290,9 @@ def bots_for_page() -> QuerySet[Bot]:
 def matches_for_page(
     *, bot_id: int | None = None, fault: str | None = None, variant: Variant | None = None
 ) -> QuerySet[Match]:
-    """Matches newest first with their seats; only the bot's, only those where it had ``fault``."""
-    rows = Match.objects.select_related("variant", "tournament")
+    """Public matches newest first with their seats; only the bot's, only those where it had
+    ``fault``."""
+    rows = Match.objects.filter(public()).select_related("variant", "tournament")
     if bot_id is not None:
         rows = rows.filter(seats__bot_id=bot_id)
         if fault:

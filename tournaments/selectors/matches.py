@@ -4,12 +4,30 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Exists, OuterRef, Prefetch, QuerySet
+from django.contrib.auth.models import AnonymousUser, User
+from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 
 from tournaments.models import Match, MatchSeat, MatchStatus, Replay, Tournament
 
 # A match's deal is over once it was played or will never be; a failed match may be retried.
 DEALT_OUT = (MatchStatus.FINISHED, MatchStatus.CANCELLED)
+
+
+def public(path: str = "") -> Q:
+    """The matches anyone may see: all but scrimmages' (an owner's unrated practice, shown to
+    that owner and staff only). ``path`` leads from the rows filtered to their match (empty:
+    they are matches). Every public list, count and statistic of matches filters with it."""
+    return Q(**{f"{path}scrimmage__isnull": True})
+
+
+def matches_visible_to(user: User | AnonymousUser) -> Q:
+    """The matches ``user`` may open: the public ones, their own scrimmages' too, and every
+    match for staff."""
+    if isinstance(user, AnonymousUser):
+        return public()
+    if user.is_staff:
+        return Q()
+    return public() | Q(scrimmage__owner_id=user.pk)
 
 
 def _group_still_playing(match: str = "") -> Exists:
@@ -54,14 +72,28 @@ def seed_revealed(*, status: str, group_still_playing: bool) -> bool:
 
 
 def match_list(*, tournament: Tournament | None = None) -> QuerySet[Match]:
-    """Matches newest first, with variant, tournament and seated bots loaded up front."""
+    """Public matches newest first, with variant, tournament and seated bots loaded up front."""
     seats = MatchSeat.objects.select_related("bot").order_by("seat")
-    matches = Match.objects.select_related("variant", "tournament").prefetch_related(
-        Prefetch("seats", queryset=seats)
+    matches = (
+        Match.objects.filter(public())
+        .select_related("variant", "tournament")
+        .prefetch_related(Prefetch("seats", queryset=seats))
     )
     if tournament is not None:
         matches = matches.filter(tournament=tournament)
     return _with_has_replay(matches).order_by("-created_at", "-pk")
+
+
+def scrimmage_match_list(*, scrimmage_id: int) -> QuerySet[Match]:
+    """A scrimmage's matches in playing order, with seated bots loaded up front; for its owner
+    and staff (tournaments/selectors/scrimmages.py)."""
+    seats = MatchSeat.objects.select_related("bot").order_by("seat")
+    matches = (
+        Match.objects.filter(scrimmage_id=scrimmage_id)
+        .select_related("variant", "tournament")
+        .prefetch_related(Prefetch("seats", queryset=seats))
+    )
+    return _with_has_replay(matches).order_by("round", "pk")
 
 
 def tournament_fixtures(*, tournament: Tournament) -> QuerySet[Match]:
@@ -74,6 +106,7 @@ FIXTURE_SEAT_FIELDS = (
     "match_id",
     "match__tournament_id",
     "match__ladder_id",
+    "match__scrimmage_id",
     "match__variant__name",
     "match__round",
     "match__duplicate_group",

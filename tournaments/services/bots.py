@@ -64,7 +64,13 @@ class HelloResult:
 REFUSAL_REASON = "your bot refused the platform's signature: check its secret"
 
 
-EDITABLE_FIELDS = ("name", "endpoint_url", "description", "accept_invitations")
+EDITABLE_FIELDS = (
+    "name",
+    "endpoint_url",
+    "description",
+    "accept_invitations",
+    "accepts_scrimmages",
+)
 
 
 def new_secret() -> str:
@@ -103,6 +109,7 @@ def bot_register(
     endpoint_url: str,
     description: str = "",
     accept_invitations: bool = False,
+    accepts_scrimmages: bool = False,
 ) -> tuple[Bot, str]:
     """Register a bot, pending verification; return it with its secret, shown only now.
 
@@ -116,6 +123,7 @@ def bot_register(
         endpoint_url=_clean_endpoint(endpoint_url),
         description=description,
         accept_invitations=accept_invitations,
+        accepts_scrimmages=accepts_scrimmages,
         secret=secret,
     )
     with transaction.atomic():
@@ -141,8 +149,8 @@ def _check_bot_count(owner: User) -> None:
 
 
 def bot_update(*, bot: Bot, data: dict) -> Bot:
-    """Change a bot's name, endpoint, description or consent to invitations; a new endpoint
-    needs verifying again."""
+    """Change a bot's name, endpoint, description, consent to invitations or to other owners'
+    scrimmages; a new endpoint needs verifying again."""
     changed = [
         field for field in EDITABLE_FIELDS if field in data and data[field] != getattr(bot, field)
     ]
@@ -157,6 +165,8 @@ def bot_update(*, bot: Bot, data: dict) -> Bot:
         bot.description = data["description"]
     if "accept_invitations" in changed:
         bot.accept_invitations = data["accept_invitations"]
+    if "accepts_scrimmages" in changed:
+        bot.accepts_scrimmages = data["accepts_scrimmages"]
     if changed:
         _save(bot, update_fields=[*changed, "updated_at"])
         if "endpoint_url" in changed:
@@ -463,7 +473,8 @@ def bots_check_health() -> dict[str, int]:
         bot.pk: bot
         for bot in Bot.objects.filter(
             Q(status=BotStatus.ACTIVE)
-            | Q(status=BotStatus.DISABLED, disabled_cause=DisabledCause.HEALTH)
+            | Q(status=BotStatus.DISABLED, disabled_cause=DisabledCause.HEALTH),
+            reference_player="",  # played in-process: nothing to call
         ).only("pk", "owner_id", "endpoint_url", "secret")
     }
     targets = [HealthTarget(b.pk, b.owner_id, b.endpoint_url, b.secret) for b in bots.values()]

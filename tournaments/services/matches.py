@@ -47,13 +47,20 @@ from tournaments.seeds import deal_seed, new_seed
 RECORDABLE = (MatchStatus.QUEUED, MatchStatus.RUNNING, MatchStatus.FAILED)
 
 
-def match_enqueue(*, match: Match) -> None:
-    """Send the match to the workers once the current transaction commits.
+def match_task(*, ladder_id: int | None, scrimmage_id: int | None) -> Task:
+    """The task that plays a match: ladder matches go to the ladder queue, scrimmage matches to
+    the scrimmage queue, tournament matches to the matches queue (config/settings.py routes
+    the three tasks)."""
+    if ladder_id is not None:
+        return Task.RUN_LADDER_MATCH
+    if scrimmage_id is not None:
+        return Task.RUN_SCRIMMAGE_MATCH
+    return Task.RUN_MATCH
 
-    Ladder matches go to the ladder queue, tournament matches to the matches queue
-    (config/settings.py routes the two tasks).
-    """
-    task = Task.RUN_LADDER_MATCH if match.ladder_id is not None else Task.RUN_MATCH
+
+def match_enqueue(*, match: Match) -> None:
+    """Send the match to the workers of its queue once the current transaction commits."""
+    task = match_task(ladder_id=match.ladder_id, scrimmage_id=match.scrimmage_id)
     dispatch.send(task, match.pk)
 
 

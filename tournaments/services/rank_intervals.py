@@ -25,9 +25,9 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from tournaments.models import Match, RankFit, RankInterval
+from tournaments.models import RankFit, RankInterval
 from tournaments.rank_intervals import Finish, RankIntervals, bootstrap
-from tournaments.services.ratings import match_standing, seats_by_match
+from tournaments.services.ratings import counted_matches, match_standing, seats_by_match
 
 RANK_FIT_LOCK_KEY = 7_042_019  # with the variant's id: one writer of a variant's fit at a time
 
@@ -44,10 +44,13 @@ class History:
 
 
 def _history(variant_id: int) -> History | None:
-    """The variant's latest rated matches, oldest first, grouped as they were rated."""
+    """The variant's latest matches that changed its ratings, oldest first, grouped as they
+    were rated (never an unrated tournament's or a scrimmage's: handled by the rating writer,
+    but without a place in the rating sequence)."""
     read_at = timezone.now()
     rows = list(
-        Match.objects.filter(variant_id=variant_id, rated=True)
+        counted_matches()
+        .filter(variant_id=variant_id)
         .order_by("-rating_sequence")
         .values_list("pk", "rating_group")[: settings.RANK_INTERVALS_MAX_MATCHES]
     )
@@ -123,7 +126,7 @@ def _store(variant_id: int, history: History, result: RankIntervals) -> bool:
 def rank_intervals_fit_all() -> dict[str, int]:
     """Fit every variant with rated matches whose stored fit is not current; count them."""
     counts = {"fitted": 0, "current": 0}
-    rated = Match.objects.filter(rated=True).values_list("variant_id", flat=True)
+    rated = counted_matches().values_list("variant_id", flat=True)
     for variant_id in rated.distinct().order_by("variant_id"):
         counts["fitted" if rank_intervals_fit(variant_id=variant_id) else "current"] += 1
     return counts

@@ -406,7 +406,8 @@ def counted_matches() -> QuerySet[Match]:
 
 
 def _split_counted(units: list[list[Match]]) -> tuple[list[list[Match]], list[Match]]:
-    """The units that change the public ratings, and the matches of unrated tournaments."""
+    """The units that change the public ratings, and the matches of unrated tournaments and of
+    scrimmages (which are never rated)."""
     tournament_ids = {unit[0].tournament_id for unit in units if unit[0].tournament_id}
     rated_ids = set(
         Tournament.objects.filter(pk__in=tournament_ids, rated=True).values_list("pk", flat=True)
@@ -415,7 +416,9 @@ def _split_counted(units: list[list[Match]]) -> tuple[list[list[Match]], list[Ma
     skipped: list[Match] = []
     for unit in units:
         tournament_id = unit[0].tournament_id
-        if tournament_id is None or tournament_id in rated_ids:
+        if unit[0].scrimmage_id is not None:
+            skipped += unit
+        elif tournament_id is None or tournament_id in rated_ids:
             counted.append(unit)
         else:
             skipped += unit

@@ -25,14 +25,16 @@ from django.db import (
     connection,
 )
 
-from arena.match import MatchOutcome, play_match
+from arena.match import MatchOutcome, Seat, play_match
 from arena.runtime import RunStopped, StopSignal, worker_loop
-from arena.seats import HttpSeat
+from arena.seats import HttpSeat, LocalSeat
+from arena.transport import BotClient
+from engine.players import make_player
 from engine.variant import Variant as EngineVariant
 from tournaments import dispatch
 from tournaments.dispatch import Task
 from tournaments.leases import Heartbeat, claim_token, hand_back_connection
-from tournaments.models import Match, MatchStatus
+from tournaments.models import Match, MatchSeat, MatchStatus, ReferencePlayer
 from tournaments.netpolicy import arena_network_check, bot_limits, bot_network_policy
 from tournaments.services.matches import match_claim, match_fail_attempt, match_heartbeat
 from tournaments.services.outcomes import PlayedMatch, match_record_outcome
@@ -75,21 +77,39 @@ def match_play(*, match_id: int, stop: StopSignal | None = None) -> MatchOutcome
     # The pool's own limits (grace, answer cap) are the deployment's; each call is told the
     # match's time control.
     client = loop.client(limits=bot_limits(), policy=bot_network_policy())
-    http_seats = [
-        HttpSeat(client, s.bot.endpoint_url, s.bot.secret, label=s.bot.name) for s in seats
-    ]
+    table = [_seat(client, s, match.seed) for s in seats]
     hand_back_connection()  # the match may wait on its bots for minutes
     return loop.run(
         play_match(
             variant=variant,
             seed=match.seed,
-            seats=http_seats,
+            seats=table,
             limits=bot_limits(match.time_limit_ms, match.time_bank_ms),
             match_id=str(match.pk),
             network_check=arena_network_check(),
         ),
         stop=stop,
     )
+
+
+# How strong each reference player plays in a scrimmage: the search player samples few deals and
+# answers within its budget, since it plays on the worker's event loop (arena/seats.py).
+REFERENCE_OPTIONS: dict[str, dict[str, int]] = {
+    ReferencePlayer.RANDOM: {},
+    ReferencePlayer.HEURISTIC: {},
+    ReferencePlayer.SEARCH: {"samples": 6, "max_ms": 100},
+}
+
+
+def _seat(client: BotClient, seat: MatchSeat, match_seed: int) -> Seat:
+    """The seat the runner calls: a registered bot over HTTP, or a reference player's house bot
+    in-process, seeded from the match's deal and its seat."""
+    bot = seat.bot
+    if bot.reference_player:
+        options = REFERENCE_OPTIONS[bot.reference_player]
+        seed = (match_seed + seat.seat) % (2**63)
+        return LocalSeat(make_player(bot.reference_player, seed, **options), label=bot.name)
+    return HttpSeat(client, bot.endpoint_url, bot.secret, label=bot.name)
 
 
 def match_run(*, match_id: int, token: str | None = None) -> RunResult:

@@ -12,7 +12,7 @@ from django.utils import timezone
 from tournaments import dispatch
 from tournaments.dispatch import Task
 from tournaments.models import Match, MatchStatus, VoidReason
-from tournaments.services.matches import claimable, match_enqueue, release
+from tournaments.services.matches import claimable, release
 
 log = logging.getLogger(__name__)
 
@@ -58,13 +58,12 @@ def _resend_lost() -> int:
     """
     cutoff = timezone.now() - timedelta(seconds=settings.MATCH_RESEND_SECONDS)
     sent = 0
-    for kind, matches in (
-        (settings.TASK_QUEUE_KINDS[Task.RUN_MATCH], claimable().filter(ladder=None)),
-        (
-            settings.TASK_QUEUE_KINDS[Task.RUN_LADDER_MATCH],
-            claimable().exclude(ladder=None),
-        ),
+    for task, matches in (
+        (Task.RUN_MATCH, claimable().filter(ladder=None, scrimmage=None)),
+        (Task.RUN_LADDER_MATCH, claimable().exclude(ladder=None)),
+        (Task.RUN_SCRIMMAGE_MATCH, claimable().exclude(scrimmage=None)),
     ):
+        kind = settings.TASK_QUEUE_KINDS[task]
         waiting = matches.count()
         if waiting == 0:
             continue
@@ -74,12 +73,12 @@ def _resend_lost() -> int:
         rows = list(
             matches.filter(updated_at__lt=cutoff)
             .order_by("updated_at", "pk")
-            .values_list("pk", "ladder_id")[: min(missing, RESEND_BATCH)]
+            .values_list("pk", flat=True)[: min(missing, RESEND_BATCH)]
         )
         with transaction.atomic():
-            Match.objects.filter(pk__in=[pk for pk, _ in rows]).update(updated_at=timezone.now())
-            for match_id, ladder_id in rows:
-                match_enqueue(match=Match(pk=match_id, ladder_id=ladder_id))
+            Match.objects.filter(pk__in=rows).update(updated_at=timezone.now())
+            for match_id in rows:
+                dispatch.send(task, match_id)
         if rows:
             log.warning(
                 "%s matches waited queued with %s messages missing from their queue; sent %s again",

@@ -27,8 +27,10 @@ from tests.tournaments.dashboard.world import (
     build_history,
     build_world,
     play_and_record,
+    played_scrimmage,
 )
-from tournaments.models import Bot, Rating, RatingHistory, Replay, SeatFault, SeatTally
+from tournaments.models import Bot, Rating, RatingHistory, Replay, Scrimmage, SeatFault, SeatTally
+from tournaments.services.runs import match_run
 
 CHROMIUM = find_chromium()
 if CHROMIUM is None:
@@ -280,6 +282,8 @@ PAGES = [
     SitePage("api-bot", lambda w: f"/api/bots/{w.bots[0].pk}/"),
     SitePage("my-bots", lambda w: "/my/bots/", signed_in=True),
     SitePage("my-bot", lambda w: f"/my/bots/{w.bots[0].pk}/", signed_in=True),
+    SitePage("my-bot-practice", lambda w: f"/my/bots/{w.bots[0].pk}/practice/", signed_in=True),
+    SitePage("my-scrimmage", lambda w: f"/my/scrimmages/{played_scrimmage(w).pk}/", signed_in=True),
     SitePage("account", lambda w: "/my/account/", signed_in=True),
     SitePage("account-password", lambda w: "/my/account/password/", signed_in=True),
     SitePage("api-signed-in", lambda w: "/api/bots/?mine=true", signed_in=True),
@@ -533,3 +537,59 @@ def test_a_bot_with_a_wrong_secret_shows_why_on_my_bots_and_its_secret_rotates_a
     assert page.locator("#bot-status").inner_text() == "active"
     assert page.locator("#disabled-reason").count() == 0
     assert page.locator("#last-check").inner_text().startswith("passed")
+
+
+def test_an_author_asks_for_a_scrimmage_follows_it_and_watches_its_replay(
+    page, transactional_db, example_bots, loopback_allowed, short_variant
+):
+    author = User.objects.create_user(username="author", password="a-long-test-passphrase-42")
+    practising, _sparring = (
+        Bot.objects.create(
+            owner=author,
+            name=name,
+            endpoint_url=f"{example_bots.urls[player]}/{name}",
+            secret=f"secret-{name}",
+            status="active",
+        )
+        for name, player in (("practising", "heuristic"), ("sparring", "random"))
+    )
+    sign_in(page, "author")
+    page.goto(f"/my/bots/{practising.pk}/")
+    page.get_by_role("link", name="Practice…").click()
+    page.wait_for_url(f"**/my/bots/{practising.pk}/practice/")
+    page.get_by_label("random").check()
+    page.get_by_label("heuristic").check()
+    page.get_by_label("sparring").check()
+    page.get_by_label("Variant").select_option(short_variant.name)
+    page.get_by_label("Matches").fill("2")
+    page.get_by_label("Seed").fill("42")
+    shoot(page, "practice")
+    page.get_by_role("button", name="Start the scrimmage").click()
+    page.wait_for_url("**/my/scrimmages/*/")
+    scrimmage = Scrimmage.objects.get(bot=practising)
+    assert scrimmage.seed == 42 and scrimmage.variant == short_variant
+    names = {o.bot.name for o in scrimmage.opponent_entries.select_related("bot")}
+    assert names == {"sparring", "reference:random", "reference:heuristic"}
+    page.evaluate("window.loadedOnce = true")
+    # Played as the scrimmage queue's worker plays them (with tasks run in-process, the
+    # request that asked has played them already, and these find nothing left to claim).
+    for match in scrimmage.matches.order_by("round"):
+        match_run(match_id=match.pk)
+    page.locator('#scrimmage[data-status="finished"]').wait_for(timeout=30_000)
+    assert page.evaluate("window.loadedOnce") is True  # followed live, never reloaded
+    assert page.locator("#scrimmage-progress").inner_text() == "2 of 2"
+    assert page.locator(".scrimmage-matches .replay-link").count() == 2
+    shoot(page, "scrimmage")
+    first = scrimmage.matches.get(round=0)
+    page.locator(f'tr[data-match="{first.pk}"] .replay-link').click()
+    page.wait_for_url(f"**/matches/{first.pk}/**")
+    viewer = page.locator('#replay[data-loaded="true"]')
+    viewer.wait_for(timeout=15_000)
+    assert page.locator("#replay .seat").count() == 4
+    assert "scrimmage" in page.locator("#scrimmage-link").inner_text()
+    replay = Replay.objects.get(match=first).data
+    viewer.focus()
+    page.keyboard.press("ArrowRight")
+    winner = replay["deals"][0]["tricks"][0]["winner"]
+    assert page.locator(".trick-winner").get_attribute("data-winner") == str(winner)
+    shoot(page, "scrimmage-replay")

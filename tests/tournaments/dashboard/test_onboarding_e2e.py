@@ -194,6 +194,7 @@ def test_a_new_author_walks_from_sign_up_to_a_first_rated_ladder_match(
         "Copy",
         "Restart",
         "Verify",
+        "Practise",
         "Opt",
     ]
 

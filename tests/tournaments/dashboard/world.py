@@ -18,12 +18,15 @@ from tournaments.models import (
     MatchSeat,
     MatchStatus,
     Replay,
+    Scrimmage,
+    ScrimmageOpponent,
     SeatFault,
     Tournament,
     TournamentEntry,
     TournamentStatus,
     Variant,
 )
+from tournaments.seeds import scrimmage_deal_seed
 from tournaments.services.analytics import seat_tallies_write
 from tournaments.services.ratings import ratings_apply_pending
 
@@ -160,3 +163,24 @@ def build_history(*, owner: User, matches: int, prefix: str, gap: timedelta) -> 
         play_and_record(match, when=first + gap * i, faults=i % 7 == 3)
     ratings_apply_pending()
     return bots
+
+
+def played_scrimmage(world: World) -> Scrimmage:
+    """A finished scrimmage of one match: the world's first bot against two of its owner's
+    other bots, played with reference players and stored as a worker would."""
+    bot = world.bots[0]
+    opponents = [b for b in world.bots[1:] if b.owner_id == bot.owner_id][:2]
+    scrimmage = Scrimmage.objects.create(
+        owner=bot.owner, bot=bot, variant=world.variant, match_count=1, seed=5
+    )
+    ScrimmageOpponent.objects.bulk_create(
+        ScrimmageOpponent(scrimmage=scrimmage, bot=b, position=i) for i, b in enumerate(opponents)
+    )
+    match = Match.objects.create(
+        scrimmage=scrimmage, variant=world.variant, round=0, seed=scrimmage_deal_seed(5, 0)
+    )
+    MatchSeat.objects.bulk_create(
+        MatchSeat(match=match, seat=i, bot=b) for i, b in enumerate([bot, *opponents])
+    )
+    play_and_record(match)
+    return scrimmage

@@ -186,3 +186,18 @@ def test_the_fit_runs_on_the_bulk_queue_on_a_schedule():
     entry = settings.CELERY_BEAT_SCHEDULE["fit-rank-intervals"]
     assert entry["task"] == Task.FIT_RANK_INTERVALS.value
     assert entry["schedule"] == float(settings.RANK_INTERVALS_SECONDS)
+
+
+def test_an_unrated_tournaments_matches_are_not_fitted(play, bots, oh_hell, organiser):
+    from tournaments.models import Tournament
+
+    unrated = Tournament.objects.create(
+        name="friendly", organiser=organiser, variant=oh_hell, format="round_robin"
+    )
+    for _ in range(3):
+        match = play([(b, 10 * i) for i, b in enumerate(bots[:4])])
+        Match.objects.filter(pk=match.pk).update(tournament=unrated)
+    ratings_apply_pending()
+    assert Match.objects.filter(tournament=unrated, rated=True).count() == 3
+    assert rank_intervals_fit_all() == {"fitted": 0, "current": 0}
+    assert not RankFit.objects.exists()

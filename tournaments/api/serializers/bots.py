@@ -29,6 +29,11 @@ class BotInput(serializers.Serializer):
         required=False,
         help_text="let other users enter the bot in their tournaments (default false)",
     )
+    accepts_scrimmages = StrictBooleanField(
+        required=False,
+        help_text="let other owners choose the bot as an opponent in their unrated scrimmages "
+        "(default false)",
+    )
 
 
 class BotNewVersionInput(serializers.Serializer):
@@ -101,6 +106,8 @@ class BotOutput(serializers.ModelSerializer):
             "ladder_opt_in",
             "ladder_waiting",
             "accept_invitations",
+            "accepts_scrimmages",
+            "reference_player",
             "version",
             "created_at",
             "updated_at",

@@ -75,6 +75,12 @@ class MatchOutput(serializers.ModelSerializer):
         help_text="the ladder the match was played on (/api/ladders/{id}/), null for a "
         "tournament's match",
     )
+    scrimmage = serializers.IntegerField(
+        source="scrimmage_id",
+        allow_null=True,
+        help_text="the scrimmage the match was played in (/api/scrimmages/{id}/, its owner's "
+        "and staff's to see), null for a tournament's or a ladder's match",
+    )
     has_replay = serializers.BooleanField()
     seats = SeatOutput(many=True)
     seed = serializers.SerializerMethodField(
@@ -104,6 +110,7 @@ class MatchOutput(serializers.ModelSerializer):
             "id",
             "tournament",
             "ladder",
+            "scrimmage",
             "variant",
             "round",
             "duplicate_group",
