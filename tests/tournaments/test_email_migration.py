@@ -10,7 +10,7 @@ from tests.tournaments.migrating import historical, migrate, migrate_to_latest
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-BEFORE = ("tournaments", "0025_rank_intervals")
+BEFORE = ("tournaments", "0029_seat_tallies")
 AFTER = ("tournaments", "0030_email_confirmation")
 
 

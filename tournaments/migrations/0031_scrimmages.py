@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tournaments', '0025_rank_intervals'),
+        ("tournaments", "0030_email_confirmation"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
