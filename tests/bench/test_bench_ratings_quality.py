@@ -98,8 +98,20 @@ def test_concurrent_steps_rank_every_bot_of_a_round_by_points_across_tables() ->
     steps = bench.concurrent_steps(fixtures, games)
     assert [s.matches for s in steps] == [2, 1]
     assert steps[0].finishes == (Finish((0, 1, 2, 3), (3, 1, 2, 3)),)
-    per_table = bench.round_steps(fixtures, games)
-    assert per_table[0].finishes == (Finish((0, 1), (2, 1)), Finish((2, 3), (1, 2)))
+
+
+def test_batch_steps_gather_whole_rounds_until_a_refit_is_due(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Rounds of 3 tables: the first update waits for 6 tables (>= 5), the rest is the last one.
+    fixtures = [Fixture(r, t, (t, t + 3), r * 10 + t) for r in range(3) for t in range(3)]
+    games = {(f.seed, f.seats): _scores([f.seed % 2, 1 - f.seed % 2]) for f in fixtures}
+    monkeypatch.setattr(bench, "REFIT_EVERY", 5)
+    steps = bench.batch_steps(fixtures, games)
+    assert [s.matches for s in steps] == [6, 3]
+    assert [len(s.finishes) for s in steps] == [6, 3]
+    assert steps[0].finishes[:2] == (Finish((0, 3), (2, 1)), Finish((1, 4), (1, 2)))
+    assert steps[1].finishes[0] == Finish((0, 3), (2, 1))
 
 
 def test_board_steps_compare_each_seat_with_the_same_seat_at_the_other_tables() -> None:
