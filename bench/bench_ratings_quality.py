@@ -39,7 +39,7 @@ order is the mean points of each bot over every game the run plays for the field
     .venv/bin/python bench/bench_ratings_quality.py --reps 8 --matches 1600 --jobs 2 \\
         --json tournaments/dashboard/ratings-quality.json
     .venv/bin/python bench/bench_ratings_quality.py --no-quality --ties --tie-games 400
-    nice -n 15 .venv/bin/python bench/bench_ratings_quality.py --fields 16 32 --reps 2 \\
+    nice -n 15 .venv/bin/python bench/bench_ratings_quality.py --fields 16 32 --reps 1 \\
         --orders 4 --jobs 2
 """
 
@@ -986,7 +986,10 @@ def _print_field(args: argparse.Namespace, n: int, results: list[RepResult], flo
     head = " | ".join(str(c) for c in marks)
     reps = len(results)
     pairs = n * (n - 1) // 2
-    print(f"\nKendall tau after so many table-games; median (quartiles) over {reps} repetitions:\n")
+    print(
+        f"\nKendall tau after so many table-games; median (quartiles) over {reps} runs "
+        f"({args.reps} repetitions x {args.orders} orders):\n"
+    )
     print(f"| arm | {head} |\n|---|" + "---|" * len(marks))
     for arm in FIELD_ARMS:
         runs = [r.quality[arm] for r in results]
