@@ -39,7 +39,7 @@ order is the mean points of each bot over every game the run plays for the field
     .venv/bin/python bench/bench_ratings_quality.py --reps 8 --matches 1600 --jobs 2 \\
         --json tournaments/dashboard/ratings-quality.json
     .venv/bin/python bench/bench_ratings_quality.py --no-quality --ties --tie-games 400
-    nice -n 15 .venv/bin/python bench/bench_ratings_quality.py --fields 16 32 --reps 1 \\
+    nice -n 15 .venv/bin/python bench/bench_ratings_quality.py --fields 16 32 --reps 2 \\
         --orders 4 --jobs 2
 """
 
