@@ -24,9 +24,23 @@ repetitions. Every game is played once per seed and cached under var/bench/. ``-
 writes the summary the dashboard's variants page shows. ``--ties`` measures how often two
 seats end level on points.
 
+``--fields 16 32`` studies realistic fields instead: bots graded without noise (the search
+player at 1 and 2 samples a decision, the heuristic, and rule variants of it), seated as a
+whole field every round. Each repetition plays three pools of table-games once (random deals;
+boards, one deal at every table of a round; rotations, a table replaying one deal in its 4
+seatings) and rates them every way of ``FIELD_ARMS``: per-table live TrueSkill (default tau
+and tau 0), OpenSkill's Plackett-Luce, a round's tables as one TrueSkill update, the batch fit
+of ``tournaments.rank_intervals`` refitted every 16 table-games, boards as one update by seat
+differences, rotations as one update by duplicate differences. Also measured: the seat-luck
+correlation, the pairwise prediction error on held-out games, and how often the batch fit's
+90% rank intervals hold the true rank (``tournaments.rank_intervals.bootstrap``). The true
+order is the mean points of each bot over every game the run plays for the field.
+
     .venv/bin/python bench/bench_ratings_quality.py --reps 8 --matches 1600 --jobs 2 \\
         --json tournaments/dashboard/ratings-quality.json
     .venv/bin/python bench/bench_ratings_quality.py --no-quality --ties --tie-games 400
+    nice -n 15 .venv/bin/python bench/bench_ratings_quality.py --fields 16 32 --reps 2 \\
+        --orders 4 --jobs 2
 """
 
 from __future__ import annotations
@@ -35,20 +49,30 @@ import argparse
 import hashlib
 import json
 import math
+import random
 import statistics
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
-from itertools import combinations
+from enum import StrEnum
+from itertools import combinations, pairwise
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import numpy as np  # noqa: E402
+from openskill.models import PlackettLuce  # noqa: E402
+
+from engine.cards import CARD_NAMES, mask_of  # noqa: E402
 from engine.players import make_player  # noqa: E402
+from engine.players.base import Player  # noqa: E402
+from engine.players.heuristic import estimate_from_obs  # noqa: E402
+from engine.players.policy import choose_bid, choose_card  # noqa: E402
+from engine.players.view import read_view  # noqa: E402
 from engine.presets import PRESETS, preset  # noqa: E402
 from engine.scoring import shared_ranks  # noqa: E402
 from engine.simulate import derive_seed, play_game  # noqa: E402
@@ -57,6 +81,15 @@ from tournaments.formats.duplicate import (  # noqa: E402
     DuplicateResult,
     duplicate,
     duplicate_differences,
+)
+from tournaments.formats.round_robin import round_robin  # noqa: E402
+from tournaments.rank_intervals import (  # noqa: E402
+    BotRank,
+    Choice,
+    Finish,
+    bootstrap,
+    choices,
+    fit,
 )
 from tournaments.rating_math import RatingParams, conservative, rate  # noqa: E402
 
@@ -93,10 +126,55 @@ Scores = list[list[int]]  # scores[seat][deal]
 # --- games, played once and cached -----------------------------------------------------
 
 
+class RulePlayer:
+    """The heuristic with a different rule and no noise: a bot that is weaker by construction.
+
+    ``bid_offset`` is added to the heuristic's trick estimate before it bids (a bot that bids
+    high or low); ``counts_cards`` False forgets the cards played, so it cannot tell which of
+    its cards are masters; ``overtricks`` True keeps trying to win tricks after its bid is made.
+    """
+
+    name = "rules"
+
+    def __init__(
+        self,
+        seed: int = 0,
+        bid_offset: float = 0.0,
+        counts_cards: bool = True,
+        overtricks: bool = False,
+    ) -> None:
+        self.bid_offset = bid_offset
+        self.counts_cards = counts_cards
+        self.overtricks = overtricks
+
+    def bid(self, obs: dict, legal: tuple[int, ...]) -> int:
+        """The legal bid nearest the heuristic's estimate moved by the offset."""
+        return choose_bid(estimate_from_obs(obs) + self.bid_offset, legal)
+
+    def play(self, obs: dict, legal: tuple[str, ...]) -> str:
+        """The heuristic's card, from what this bot remembers and wants."""
+        if len(legal) == 1:
+            return legal[0]
+        view = read_view(obs)
+        gone = view.gone if self.counts_cards else 0
+        need = max(view.need, 1) if self.overtricks else view.need
+        card = choose_card(
+            view.hand, mask_of(legal), view.trick, view.trump, gone, need, view.players
+        )
+        return CARD_NAMES[card]
+
+
+def build_player(name: str, seed: int, options: dict) -> Player:
+    """A reference player of engine.players, or this bench's rule variant (``rules``)."""
+    if name == RulePlayer.name:
+        return RulePlayer(seed, **options)
+    return make_player(name, seed, **options)
+
+
 def _play(job: tuple[str, tuple[Bot, ...], int, tuple[int, ...]]) -> tuple[GameKey, Scores, float]:
     variant, bots, seed, seats = job
     started = time.process_time()
-    players = [make_player(bots[b][1], derive_seed(seed, b), **bots[b][2]) for b in seats]
+    players = [build_player(bots[b][1], derive_seed(seed, b), bots[b][2]) for b in seats]
     game = play_game(preset(variant), len(seats), seed, players)
     scores = [[deal.scores[s] for deal in game.deals] for s in range(len(seats))]
     return (seed, seats), scores, time.process_time() - started
@@ -148,12 +226,20 @@ class GameCache:
 
 
 @dataclass(frozen=True, slots=True)
-class Step:
-    """One rating update: ``matches`` games played, bots by seat, and their ranks."""
+class Update:
+    """One change of the board: ``matches`` games played, and the finishes it rates at once.
+
+    A finish may span several tables (one update of every bot of a round); the batch fit's
+    update carries one finish per table and refits the whole history.
+    """
 
     matches: int
-    seats: tuple[int, ...]
-    ranks: list[int]
+    finishes: tuple[Finish, ...]
+
+
+def _finish(bots: Sequence[int], values: Sequence[float]) -> Finish:
+    """The bots ranked by their values, highest first; equal values share a place."""
+    return Finish(tuple(bots), tuple(shared_ranks(list(values))))
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,46 +266,178 @@ def _groups(fixtures: Sequence[Fixture]) -> list[list[Fixture]]:
     return list(groups.values())
 
 
-def per_match_steps(fixtures: Sequence[Fixture], games: dict[GameKey, Scores]) -> list[Step]:
-    """Rate each match on its own: ranks by final points."""
-    steps = []
+def _rounds(fixtures: Sequence[Fixture]) -> list[list[Fixture]]:
+    rounds: dict[int, list[Fixture]] = {}
     for f in fixtures:
-        totals = [sum(deals) for deals in games[(f.seed, f.seats)]]
-        steps.append(Step(1, f.seats, shared_ranks(totals)))
-    return steps
+        rounds.setdefault(f.round, []).append(f)
+    return list(rounds.values())
 
 
-def summed_steps(fixtures: Sequence[Fixture], games: dict[GameKey, Scores]) -> list[Step]:
+def _totals(f: Fixture, games: dict[GameKey, Scores]) -> list[int]:
+    return [sum(deals) for deals in games[(f.seed, f.seats)]]
+
+
+def per_match_steps(fixtures: Sequence[Fixture], games: dict[GameKey, Scores]) -> list[Update]:
+    """Rate each match on its own: ranks by final points."""
+    return [Update(1, (_finish(f.seats, _totals(f, games)),)) for f in fixtures]
+
+
+def summed_steps(fixtures: Sequence[Fixture], games: dict[GameKey, Scores]) -> list[Update]:
     """Rate each group's matches as one update: ranks by each bot's points summed over them."""
     steps = []
     for members in _groups(fixtures):
         points: dict[int, int] = {}
         for f in members:
-            for bot, deals in zip(f.seats, games[(f.seed, f.seats)], strict=True):
-                points[bot] = points.get(bot, 0) + sum(deals)
+            for bot, total in zip(f.seats, _totals(f, games), strict=True):
+                points[bot] = points.get(bot, 0) + total
         seats = members[0].seats
-        steps.append(Step(len(members), seats, shared_ranks([points[b] for b in seats])))
+        steps.append(Update(len(members), (_finish(seats, [points[b] for b in seats]),)))
     return steps
 
 
-def group_steps(fixtures: Sequence[Fixture], games: dict[GameKey, Scores]) -> list[Step]:
+def _differences(members: Sequence[Fixture], games: dict[GameKey, Scores]) -> Finish:
+    """The bots of fixtures sharing one deal, ranked by their duplicate differences."""
+    results = [DuplicateResult("", f.seats, games[(f.seed, f.seats)]) for f in members]
+    diffs = duplicate_differences(results)
+    bots = sorted(diffs)
+    # Sums of means carry float noise; round so an exact tie stays a tie.
+    return _finish(bots, [round(diffs[b], 6) for b in bots])
+
+
+def group_steps(fixtures: Sequence[Fixture], games: dict[GameKey, Scores]) -> list[Update]:
     """Rate each duplicate group as one update: ranks by the group's duplicate differences."""
+    return [Update(len(m), (_differences(m, games),)) for m in _groups(fixtures)]
+
+
+def concurrent_steps(fixtures: Sequence[Fixture], games: dict[GameKey, Scores]) -> list[Update]:
+    """Rate each round's tables as one update of all its bots, ranked by final points."""
     steps = []
-    for members in _groups(fixtures):
-        name = members[0].duplicate_group
-        results = [DuplicateResult(name, f.seats, games[(f.seed, f.seats)]) for f in members]
-        diffs = duplicate_differences(results)
-        seats = members[0].seats
-        # Sums of means carry float noise; round so an exact tie stays a tie.
-        steps.append(Step(len(members), seats, shared_ranks([round(diffs[b], 6) for b in seats])))
+    for tables in _rounds(fixtures):
+        bots = [b for f in tables for b in f.seats]
+        points = [p for f in tables for p in _totals(f, games)]
+        steps.append(Update(len(tables), (_finish(bots, points),)))
     return steps
+
+
+# The batch fit refits once this many table-games have ended (whole rounds): the platform
+# refits on a timer, not after every match, and a fit of 1,600 games costs far more than an
+# update (bench/README.md, "Realistic fields").
+REFIT_EVERY = 16
+
+
+def batch_steps(fixtures: Sequence[Fixture], games: dict[GameKey, Scores]) -> list[Update]:
+    """Whole rounds gathered into updates of at least ``REFIT_EVERY`` table-games, one finish
+    per table: the batch fit refits after each."""
+    steps: list[Update] = []
+    pending: list[Finish] = []
+    for tables in _rounds(fixtures):
+        pending.extend(_finish(f.seats, _totals(f, games)) for f in tables)
+        if len(pending) >= REFIT_EVERY:
+            steps.append(Update(len(pending), tuple(pending)))
+            pending = []
+    if pending:
+        steps.append(Update(len(pending), tuple(pending)))
+    return steps
+
+
+def board_steps(fixtures: Sequence[Fixture], games: dict[GameKey, Scores]) -> list[Update]:
+    """Rate each board (one deal at every table of a round) as one update of all its bots,
+    ranked by each bot's points less the mean of the same seat and deal at every table."""
+    return [Update(len(tables), (_differences(tables, games),)) for tables in _rounds(fixtures)]
+
+
+class Rater(Protocol):
+    """A rating method: takes updates, shows a board (the order) and point estimates."""
+
+    def apply(self, update: Update) -> None:
+        """Rate the update's finishes."""
+        ...
+
+    def board(self) -> list[float]:
+        """What the leaderboard orders by, one value per bot."""
+        ...
+
+    def means(self) -> list[float]:
+        """The estimate of each bot's strength that predictions use."""
+        ...
+
+
+class TrueSkillRater:
+    """``tournaments.rating_math.rate`` finish by finish; the board is ``mu - 3 sigma``."""
+
+    def __init__(self, n: int, params: RatingParams) -> None:
+        self.params = params
+        self.ratings = [(params.mu, params.sigma)] * n
+
+    def apply(self, update: Update) -> None:
+        """One TrueSkill update per finish."""
+        for finish in update.finishes:
+            after = rate(self.params, [self.ratings[b] for b in finish.bots], finish.places)
+            for b, value in zip(finish.bots, after, strict=True):
+                self.ratings[b] = value
+
+    def board(self) -> list[float]:
+        """The conservative rating the leaderboard shows."""
+        return [conservative(mu, sigma) for mu, sigma in self.ratings]
+
+    def means(self) -> list[float]:
+        """The means."""
+        return [mu for mu, _ in self.ratings]
+
+
+class OpenSkillRater:
+    """OpenSkill's Plackett-Luce model (default parameters), finish by finish."""
+
+    def __init__(self, n: int) -> None:
+        self.model = PlackettLuce()
+        self.ratings = [self.model.rating() for _ in range(n)]
+
+    def apply(self, update: Update) -> None:
+        """One OpenSkill update per finish, each bot a team of one."""
+        for finish in update.finishes:
+            teams = [[self.ratings[b]] for b in finish.bots]
+            after = self.model.rate(teams, ranks=list(finish.places))
+            for b, (rating,) in zip(finish.bots, after, strict=True):
+                self.ratings[b] = rating
+
+    def board(self) -> list[float]:
+        """``mu - 3 sigma``, as the TrueSkill board."""
+        return [r.mu - 3 * r.sigma for r in self.ratings]
+
+    def means(self) -> list[float]:
+        """The means."""
+        return [r.mu for r in self.ratings]
+
+
+class BatchRater:
+    """``tournaments.rank_intervals.fit`` of every finish so far, refitted after each update
+    from the previous strengths."""
+
+    def __init__(self, n: int) -> None:
+        self.index = {b: b for b in range(n)}
+        self.data: list[Choice] = []
+        self.strengths = fit([], n)
+
+    def apply(self, update: Update) -> None:
+        """Add the update's finishes to the history and refit."""
+        for finish in update.finishes:
+            self.data.extend(choices(finish, self.index))
+        self.strengths = fit(self.data, len(self.index), initial=self.strengths)
+
+    def board(self) -> list[float]:
+        """The fitted log-strengths (the batch ranks order by them)."""
+        return self.strengths.tolist()
+
+    def means(self) -> list[float]:
+        """The same log-strengths."""
+        return self.strengths.tolist()
 
 
 class Arm(NamedTuple):
     """One way of rating: which games, and how they become updates."""
 
     games: str  # "random" or "duplicate": a field of Plan
-    build: Callable[[Sequence[Fixture], dict[GameKey, Scores]], list[Step]]
+    build: Callable[[Sequence[Fixture], dict[GameKey, Scores]], list[Update]]
 
 
 ARMS: dict[str, Arm] = {
@@ -246,6 +464,7 @@ class Quality:
     inverted_at: dict[int, int]  # checkpoint -> pairs in the wrong order
     share_good: float  # share of matches played while tau >= THRESHOLD
     first_good: int | None  # first match with tau >= THRESHOLD; None: not within the horizon
+    means_at: dict[int, list[float]]  # checkpoint -> the rater's strength estimates
 
 
 def order_counts(values: Sequence[float]) -> tuple[int, int]:
@@ -257,35 +476,41 @@ def order_counts(values: Sequence[float]) -> tuple[int, int]:
     return right, wrong
 
 
-def measure(n: int, steps: Sequence[Step], params: RatingParams, horizon: int) -> Quality:
-    """Apply the steps in order, reading the mu - 3 sigma board after every update."""
-    ratings = [(params.mu, params.sigma)] * n
-    pairs = n * (n - 1) // 2
+def kendall(board: Sequence[float], order: Sequence[int]) -> tuple[float, int]:
+    """Kendall's tau (tau-a: ties count as neither) of a board against the true order
+    (``order`` lists the bots strongest first), and the number of inverted pairs."""
+    right, wrong = order_counts([board[b] for b in order])
+    pairs = len(order) * (len(order) - 1) // 2
+    return (right - wrong) / pairs, wrong
+
+
+def measure(updates: Sequence[Update], rater: Rater, horizon: int, order: Sequence[int]) -> Quality:
+    """Apply the updates in order, reading the board after every one."""
     tau, inverted, played = 0.0, 0, 0
     tau_at: dict[int, float] = {}
     inverted_at: dict[int, int] = {}
+    means_at: dict[int, list[float]] = {}
     good = 0
     first: int | None = None
     marks = [c for c in CHECKPOINTS if c <= horizon]
-    for step in steps:
-        after = rate(params, [ratings[b] for b in step.seats], step.ranks)
-        for b, value in zip(step.seats, after, strict=True):
-            ratings[b] = value
-        # The board before this update held for the matches of this step.
+    for update in updates:
+        # The board before this update held for the matches of this update.
         while marks and marks[0] <= played:
             tau_at[marks[0]], inverted_at[marks[0]] = tau, inverted
+            means_at[marks[0]] = rater.means()
             marks.pop(0)
-        good += step.matches if tau >= THRESHOLD else 0
-        played += step.matches
-        right, inverted = order_counts([conservative(mu, sigma) for mu, sigma in ratings])
-        tau = (right - inverted) / pairs
+        rater.apply(update)
+        good += update.matches if tau >= THRESHOLD else 0
+        played += update.matches
+        tau, inverted = kendall(rater.board(), order)
         if first is None and tau >= THRESHOLD:
             first = played
         if played >= horizon:
             break
     for mark in marks:
         tau_at[mark], inverted_at[mark] = tau, inverted
-    return Quality(tau_at, inverted_at, good / played, first)
+        means_at[mark] = rater.means()
+    return Quality(tau_at, inverted_at, good / played, first, means_at)
 
 
 # --- reporting -------------------------------------------------------------------------
@@ -348,7 +573,12 @@ def quality(args: argparse.Namespace, cache: GameCache) -> None:
     for tau_name, params in TAUS.items():
         for arm_name, arm in ARMS.items():
             runs = [
-                measure(n, arm.build(getattr(plan, arm.games), cache.games), params, args.matches)
+                measure(
+                    arm.build(getattr(plan, arm.games), cache.games),
+                    TrueSkillRater(n, params),
+                    args.matches,
+                    range(n),
+                )
                 for plan in plans
             ]
             results.setdefault(tau_name, {})[arm_name] = summarise(runs, args.matches)
@@ -418,6 +648,398 @@ def _print_strength(
     return [round(statistics.mean(values), 1) for values in points]
 
 
+# --- realistic fields: graded by rules and budgets, rated every way -----------------------
+
+
+def _rules(label: str, **options: float | bool) -> Bot:
+    return (label, RulePlayer.name, dict(options))
+
+
+_SEARCH = tuple((f"search-{k}", "search", {"samples": k}) for k in (2, 1))
+# No bot here plays at random: strength differs by search budget (samples per decision) or by
+# a rule (bidding high or low, forgetting the cards played, chasing overtricks). The true order
+# is measured, not assumed: mean points over every game the run plays for the field.
+FIELDS: dict[str, tuple[Bot, ...]] = {
+    "16": (
+        *_SEARCH,
+        ("heuristic", "heuristic", {}),
+        _rules("bid-0.25", bid_offset=-0.25),
+        _rules("bid-0.5", bid_offset=-0.5),
+        _rules("bid-1", bid_offset=-1.0),
+        _rules("bid-1.5", bid_offset=-1.5),
+        _rules("bid+0.25", bid_offset=0.25),
+        _rules("bid+0.5", bid_offset=0.5),
+        _rules("bid+0.75", bid_offset=0.75),
+        _rules("bid+1.5", bid_offset=1.5),
+        _rules("forget-0.5", bid_offset=-0.5, counts_cards=False),
+        _rules("forget+1", bid_offset=1.0, counts_cards=False),
+        _rules("over", overtricks=True),
+        _rules("over-0.5", bid_offset=-0.5, overtricks=True),
+        _rules("over-1", bid_offset=-1.0, overtricks=True),
+    ),
+}
+FIELDS["32"] = (
+    *FIELDS["16"],
+    ("search-1-heuristic-bids", "search", {"samples": 1, "bid_spread": 0}),
+    _rules("bid-0.75", bid_offset=-0.75),
+    _rules("bid+1", bid_offset=1.0),
+    _rules("bid+0.35", bid_offset=0.35),
+    _rules("forget", counts_cards=False),
+    _rules("forget-0.25", bid_offset=-0.25, counts_cards=False),
+    _rules("forget-0.75", bid_offset=-0.75, counts_cards=False),
+    _rules("forget-1", bid_offset=-1.0, counts_cards=False),
+    _rules("forget-1.5", bid_offset=-1.5, counts_cards=False),
+    _rules("forget+0.25", bid_offset=0.25, counts_cards=False),
+    _rules("forget+0.5", bid_offset=0.5, counts_cards=False),
+    _rules("over-0.25", bid_offset=-0.25, overtricks=True),
+    _rules("over-1.5", bid_offset=-1.5, overtricks=True),
+    _rules("over+0.5", bid_offset=0.5, overtricks=True),
+    _rules("forget-over", counts_cards=False, overtricks=True),
+    _rules("forget-over-0.5", bid_offset=-0.5, counts_cards=False, overtricks=True),
+)
+
+
+class Pool(StrEnum):
+    """How the games of a field are dealt; each pool is played once and rated many ways."""
+
+    RANDOM = "random"  # every table its own deal, as the ladder deals
+    BOARDS = "boards"  # one deal at every table of a round, different bots at each
+    ROTATIONS = "rotations"  # each table replays one deal in its 4 seat rotations
+    HELD_OUT = "held-out"  # random deals never rated: the games predictions are scored on
+
+
+HELD_OUT_REP = 10_000  # the held-out pool's base seed, apart from every repetition's
+
+
+def field_fixtures(n: int, pool: Pool, rep: int, matches: int) -> list[Fixture]:
+    """The ``matches`` table-games of one repetition and pool, round by round.
+
+    A round seats the whole field at ``n / 4`` tables (tournaments.formats.round_robin, so
+    every bot plays every round and meets everyone about equally); rotations use the duplicate
+    format's groups (a round-robin table replayed in its 4 rotations on one deal).
+    """
+    base = derive_seed(20_000 + rep, list(Pool).index(pool))
+    if pool is Pool.ROTATIONS:
+        return duplicate(list(range(n)), TABLE, math.ceil(matches / n), base)[:matches]
+    fixtures = round_robin(list(range(n)), TABLE, math.ceil(matches * TABLE / n), base)
+    fixtures = fixtures[:matches]
+    if pool is Pool.BOARDS:
+        return [
+            replace(f, seed=derive_seed(base, f.round), duplicate_group=f"board {f.round}")
+            for f in fixtures
+        ]
+    return fixtures
+
+
+class FieldArm(NamedTuple):
+    """One way of rating a field: which pool of games, how they become updates, which rater."""
+
+    pool: Pool
+    build: Callable[[Sequence[Fixture], dict[GameKey, Scores]], list[Update]]
+    rater: Callable[[int], Rater]
+
+
+PER_TABLE = "per-table live updates (TrueSkill)"
+FIELD_ARMS: dict[str, FieldArm] = {
+    PER_TABLE: FieldArm(Pool.RANDOM, per_match_steps, lambda n: TrueSkillRater(n, BASE)),
+    "per-table live, TrueSkill tau 0": FieldArm(
+        Pool.RANDOM, per_match_steps, lambda n: TrueSkillRater(n, replace(BASE, tau=0.0))
+    ),
+    "per-table live, OpenSkill Plackett-Luce": FieldArm(
+        Pool.RANDOM, per_match_steps, OpenSkillRater
+    ),
+    "concurrent tables as one update (TrueSkill)": FieldArm(
+        Pool.RANDOM, concurrent_steps, lambda n: TrueSkillRater(n, BASE)
+    ),
+    "batch fit (rank_intervals.fit), refitted every 16 table-games": FieldArm(
+        Pool.RANDOM, batch_steps, BatchRater
+    ),
+    "boards across tables, one update (TrueSkill)": FieldArm(
+        Pool.BOARDS, board_steps, lambda n: TrueSkillRater(n, BASE)
+    ),
+    "rotations of one deal, group as one update (TrueSkill)": FieldArm(
+        Pool.ROTATIONS, group_steps, lambda n: TrueSkillRater(n, BASE)
+    ),
+}
+COVERAGE_AT = (200, 800, 1600)  # checkpoints at which the rank intervals are bootstrapped
+
+
+@dataclass(frozen=True, slots=True)
+class Truth:
+    """The field's true strength: mean points per bot over every game the run played."""
+
+    means: list[float]
+    halfwidths: list[float]  # 95% interval of each mean
+    order: list[int]  # bots strongest first
+    ranks: list[int]  # each bot's true rank, 1 strongest
+
+
+def truth(n: int, tables: Iterable[tuple[tuple[int, ...], Sequence[int]]]) -> Truth:
+    """Mean final points of each bot over ``tables`` (seats and their totals)."""
+    points: list[list[int]] = [[] for _ in range(n)]
+    for seats, totals in tables:
+        for bot, total in zip(seats, totals, strict=True):
+            points[bot].append(total)
+    means = [statistics.mean(p) for p in points]
+    halves = [1.96 * statistics.stdev(p) / math.sqrt(len(p)) for p in points]
+    order = sorted(range(n), key=lambda b: -means[b])
+    ranks = [0] * n
+    for place, bot in enumerate(order, start=1):
+        ranks[bot] = place
+    return Truth(means, halves, order, ranks)
+
+
+def seat_luck_correlation(boards: Sequence[Sequence[Sequence[float]]]) -> float:
+    """How much of a seat's result is the deal: the correlation between the residuals (points
+    less the bot's mean) of the same seat at two tables of one board, ``boards[b][t][s]``."""
+    values = [v for board in boards for table in board for v in table]
+    centre = statistics.mean(values)
+    spread = statistics.pvariance(values, centre)
+    products: list[float] = []
+    for board in boards:
+        for first, second in combinations(board, 2):
+            products.extend((x - centre) * (y - centre) for x, y in zip(first, second, strict=True))
+    return statistics.mean(products) / spread
+
+
+def pairwise_error(scores: Sequence[float], finishes: Iterable[Finish]) -> float:
+    """Share of the bot pairs at held-out tables that ``scores`` order wrongly: the higher
+    score predicted to finish above; level finishes are skipped, level scores count half."""
+    wrong = 0.0
+    pairs = 0
+    for finish in finishes:
+        for (a, pa), (b, pb) in combinations(zip(finish.bots, finish.places, strict=True), 2):
+            if pa == pb:
+                continue
+            pairs += 1
+            first, second = (a, b) if pa < pb else (b, a)
+            if scores[first] < scores[second]:
+                wrong += 1
+            elif scores[first] == scores[second]:
+                wrong += 0.5
+    return wrong / pairs
+
+
+def coverage(ranks: Iterable[BotRank], true_ranks: Sequence[int]) -> tuple[int, int]:
+    """How many bots' true rank lies inside their interval, and of how many bots."""
+    inside = total = 0
+    for r in ranks:
+        inside += r.low <= true_ranks[r.bot] <= r.high
+        total += 1
+    return inside, total
+
+
+@dataclass(frozen=True, slots=True)
+class RepResult:
+    """Everything measured in one repetition of one field."""
+
+    quality: dict[str, Quality]  # arm -> its run
+    errors: dict[str, dict[int, float]]  # arm -> checkpoint -> held-out pairwise error
+    covered: dict[int, tuple[int, int]]  # checkpoint -> (true rank inside, bots)
+    widths: dict[int, float]  # checkpoint -> mean interval width (ranks)
+
+
+def rate_field_rep(
+    n: int,
+    fixtures: dict[Pool, list[Fixture]],
+    games: dict[GameKey, Scores],
+    the_truth: Truth,
+    held_out: Sequence[Finish],
+    horizon: int,
+    resamples: int,
+    seed: int,
+) -> RepResult:
+    """Rate one repetition every way, score predictions, bootstrap the rank intervals."""
+    quality: dict[str, Quality] = {}
+    errors: dict[str, dict[int, float]] = {}
+    for name, arm in FIELD_ARMS.items():
+        run = measure(arm.build(fixtures[arm.pool], games), arm.rater(n), horizon, the_truth.order)
+        quality[name] = run
+        errors[name] = {c: pairwise_error(m, held_out) for c, m in run.means_at.items()}
+    finishes = [u.finishes[0] for u in per_match_steps(fixtures[Pool.RANDOM], games)]
+    covered: dict[int, tuple[int, int]] = {}
+    widths: dict[int, float] = {}
+    for mark in (c for c in COVERAGE_AT if c <= horizon and resamples):
+        rng = np.random.default_rng(derive_seed(seed, mark))
+        fitted = bootstrap([[f] for f in finishes[:mark]], resamples=resamples, rng=rng)
+        covered[mark] = coverage(fitted.ranks, the_truth.ranks)
+        widths[mark] = statistics.mean(r.high - r.low + 1 for r in fitted.ranks)
+    return RepResult(quality, errors, covered, widths)
+
+
+def _rate_job(job: tuple) -> RepResult:
+    return rate_field_rep(*job)
+
+
+def shuffled_rounds(fixtures: Sequence[Fixture], rng: random.Random) -> list[Fixture]:
+    """The same fixtures with their rounds in another order (each round kept whole)."""
+    rounds = _rounds(fixtures)
+    rng.shuffle(rounds)
+    return [f for r in rounds for f in r]
+
+
+def field_study(args: argparse.Namespace, name: str) -> None:
+    """Play (or read) every pool of one field, rate each repetition every way, print tables."""
+    bots = FIELDS[name]
+    n = len(bots)
+    cache = GameCache(args.variant, bots)
+    plans = [
+        {
+            pool: field_fixtures(n, pool, rep, args.matches)
+            for pool in Pool
+            if pool is not Pool.HELD_OUT
+        }
+        for rep in range(args.reps)
+    ]
+    held = field_fixtures(n, Pool.HELD_OUT, HELD_OUT_REP, args.held_out)
+    keys = [(f.seed, f.seats) for f in held]
+    keys += [(f.seed, f.seats) for plan in plans for fixtures in plan.values() for f in fixtures]
+    started = time.perf_counter()
+    played, cpu = cache.fill(keys, args.jobs)
+    print(
+        f"\n## Field of {n}\n\n{len(set(keys))} games needed, {played} played now ({cpu:.0f} s "
+        f"CPU, {time.perf_counter() - started:.0f} s wall, {args.jobs} process(es)), rest cached"
+    )
+    every = [(f.seats, _totals(f, cache.games)) for f in held]
+    every += [(f.seats, _totals(f, cache.games)) for p in plans for fs in p.values() for f in fs]
+    the_truth = truth(n, every)
+    _print_truth(bots, the_truth, len(every))
+    boards = [
+        [
+            [t - the_truth.means[b] for b, t in zip(f.seats, _totals(f, cache.games), strict=True)]
+            for f in tables
+        ]
+        for plan in plans
+        for tables in _rounds(plan[Pool.BOARDS])
+    ]
+    _print_seat_luck(boards, args.reps)
+    held_out = [u.finishes[0] for u in per_match_steps(held, cache.games)]
+    # Each repetition's games are also rated with their rounds in other orders (the first
+    # order is the schedule's): more runs of the same games, which spread the share of time
+    # by order; the rank intervals are bootstrapped in the schedule's order only.
+    jobs = [
+        (
+            n,
+            {
+                pool: fs if k == 0 else shuffled_rounds(fs, random.Random(derive_seed(rep, k)))
+                for pool, fs in plan.items()
+            },
+            {(f.seed, f.seats): cache.games[(f.seed, f.seats)] for fs in plan.values() for f in fs},
+            the_truth,
+            held_out,
+            args.matches,
+            args.resamples if k == 0 else 0,
+            derive_seed(30_000, rep),
+        )
+        for rep, plan in enumerate(plans)
+        for k in range(args.orders)
+    ]
+    started = time.perf_counter()
+    if args.jobs > 1:
+        with ProcessPoolExecutor(args.jobs) as pool:
+            results = list(pool.map(_rate_job, jobs))
+    else:
+        results = list(map(_rate_job, jobs))
+    print(
+        f"\nrating: {time.perf_counter() - started:.0f} s wall, {args.reps} repetitions x "
+        f"{args.orders} orders = {len(results)} runs"
+    )
+    floor = pairwise_error(the_truth.means, held_out)
+    _print_field(args, n, results, floor)
+
+
+def _print_truth(bots: tuple[Bot, ...], the_truth: Truth, games: int) -> None:
+    print(f"\nTrue order: mean points over all {games} games of the field (95% interval).\n")
+    print("| rank | bot | mean points |\n|---|---|---|")
+    for place, b in enumerate(the_truth.order, start=1):
+        print(
+            f"| {place} | {bots[b][0]} | {the_truth.means[b]:.1f} ± {the_truth.halfwidths[b]:.1f} |"
+        )
+    gaps = [the_truth.means[a] - the_truth.means[b] for a, b in pairwise(the_truth.order)]
+    apart = sum(
+        the_truth.means[a] - the_truth.halfwidths[a] > the_truth.means[b] + the_truth.halfwidths[b]
+        for a, b in pairwise(the_truth.order)
+    )
+    print(
+        f"\nneighbours {min(gaps):.1f} to {max(gaps):.1f} points apart (median "
+        f"{statistics.median(gaps):.1f}); {apart} of {len(gaps)} neighbour pairs have "
+        "disjoint intervals"
+    )
+
+
+def _print_seat_luck(boards: list[list[list[float]]], reps: int) -> None:
+    rng = random.Random(1)
+    point = seat_luck_correlation(boards)
+    draws = sorted(
+        seat_luck_correlation([boards[rng.randrange(len(boards))] for _ in boards])
+        for _ in range(200)
+    )
+    print(
+        f"\nseat-luck correlation (same seat and deal, different bots, game points less the bot's "
+        f"mean): {point:.3f} (95% bootstrap over boards {draws[4]:.3f}-{draws[194]:.3f}; "
+        f"{len(boards)} boards of {len(boards[0])} tables, {reps} repetitions)"
+    )
+
+
+def _print_field(args: argparse.Namespace, n: int, results: list[RepResult], floor: float) -> None:
+    marks = [c for c in CHECKPOINTS if c <= args.matches]
+    head = " | ".join(str(c) for c in marks)
+    reps = len(results)
+    pairs = n * (n - 1) // 2
+    print(
+        f"\nKendall tau after so many table-games; median (quartiles) over {reps} runs "
+        f"({args.reps} repetitions x {args.orders} orders):\n"
+    )
+    print(f"| arm | {head} |\n|---|" + "---|" * len(marks))
+    for arm in FIELD_ARMS:
+        runs = [r.quality[arm] for r in results]
+        cells = [_spread(quartiles([q.tau_at[c] for q in runs]), 2) for c in marks]
+        print(f"| {arm} | " + " | ".join(cells) + " |")
+    print(
+        f"\nShare of the {args.matches} table-games at tau >= {THRESHOLD} (at most "
+        f"{math.floor(pairs * (1 - THRESHOLD) / 2)} of {pairs} pairs inverted), the paired "
+        f"difference from per-table live updates (same games), and the first table-game there "
+        f"(censored: '>{args.matches}' = not reached):\n"
+    )
+    print("| arm | share | minus per-table | arm ahead | first table-game | never reached |")
+    print("|---|---|---|---|---|---|")
+    base = [r.quality[PER_TABLE].share_good for r in results]
+    for arm in FIELD_ARMS:
+        runs = [r.quality[arm] for r in results]
+        shares = [q.share_good for q in runs]
+        diffs = [a - b for a, b in zip(shares, base, strict=True)]
+        firsts = [math.inf if q.first_good is None else float(q.first_good) for q in runs]
+        censored = sum(q.first_good is None for q in runs)
+        ahead = sum(d > 0 for d in diffs)
+        print(
+            f"| {arm} | {_spread(quartiles(shares), 2)} | {_spread(quartiles(diffs), 2)} "
+            f"| {ahead}/{reps} | {_spread(quartiles(firsts), 0, args.matches)} "
+            f"| {censored}/{reps} |"
+        )
+    print(
+        f"\nPairwise prediction error on {args.held_out} held-out random-deal table-games "
+        f"(share of seat pairs ordered wrongly); the true means order them with {floor:.3f}:\n"
+    )
+    print(f"| arm | {head} |\n|---|" + "---|" * len(marks))
+    for arm in FIELD_ARMS:
+        cells = [_spread(quartiles([r.errors[arm][c] for r in results]), 3) for c in marks]
+        print(f"| {arm} | " + " | ".join(cells) + " |")
+    print(
+        f"\nCoverage of the batch fit's 90% rank intervals ({args.resamples} bootstrap resamples "
+        f"of the table-games so far): share of bots whose true rank lies inside, over all bots "
+        f"and repetitions (quartiles over repetitions), and the mean interval width in ranks:\n"
+    )
+    print("| table-games | coverage | per repetition | mean width |\n|---|---|---|---|")
+    bootstrapped = [r for r in results if r.covered]
+    for mark in (c for c in COVERAGE_AT if c <= args.matches and bootstrapped):
+        inside = sum(r.covered[mark][0] for r in bootstrapped)
+        total = sum(r.covered[mark][1] for r in bootstrapped)
+        per = quartiles([r.covered[mark][0] / r.covered[mark][1] for r in bootstrapped])
+        width = statistics.mean(r.widths[mark] for r in bootstrapped)
+        share = f"{inside / total:.3f} ({inside}/{total})"
+        print(f"| {mark} | {share} | {_spread(per, 2)} | {width:.1f} |")
+
+
 # --- ties --------------------------------------------------------------------------------
 
 
@@ -466,7 +1088,18 @@ def main() -> None:
     parser.add_argument("--tie-games", type=int, default=400)
     parser.add_argument("--no-quality", action="store_true", help="only the tie study")
     parser.add_argument("--json", help="write the quality summary to this file")
+    parser.add_argument(
+        "--fields", nargs="+", choices=FIELDS, help="rate these fields instead of a ladder"
+    )
+    parser.add_argument("--held-out", type=int, default=800, help="held-out table-games a field")
+    parser.add_argument("--resamples", type=int, default=100, help="bootstrap resamples")
+    parser.add_argument("--orders", type=int, default=1, help="orders of a repetition's rounds")
     args = parser.parse_args()
+    if args.fields:
+        print(f"{args.variant}, {TABLE} seats, fields {args.fields}, {args.reps} repetitions")
+        for name in args.fields:
+            field_study(args, name)
+        return
     bots = LADDERS[args.ladder]
     print(f"{args.variant}, {TABLE} seats, bots strongest first: {[b[0] for b in bots]}")
     if not args.no_quality:
