@@ -100,6 +100,13 @@ class Match(models.Model):
             models.Index(fields=["tournament", "status"], name="match_tournament_status_idx"),
             models.Index(fields=["tournament", "round"], name="match_tournament_round_idx"),
             models.Index(fields=["ladder", "status"], name="match_ladder_status_idx"),
+            # A ladder's tables of the last day, which a top-up weighs, without its history
+            # (tournaments/selectors/ladders.py).
+            models.Index(
+                fields=["ladder", "created_at"],
+                condition=models.Q(ladder__isnull=False),
+                name="match_ladder_recent_idx",
+            ),
             # The next of a tournament's matches to send, in the order they were made.
             models.Index(
                 fields=["tournament", "id"],
