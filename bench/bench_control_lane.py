@@ -238,7 +238,7 @@ def finish_and_rate(ladder_id: int, k: int) -> Call:
     with transaction.atomic():
         ids = list(
             Match.objects.filter(ladder_id=ladder_id, status=MatchStatus.RUNNING)
-            .order_by("pk")
+            .order_by("-pk")
             .values_list("pk", flat=True)[:k]
         )
         Match.objects.filter(pk__in=ids).update(

@@ -295,6 +295,9 @@ RATING_PROVISIONAL_MATCHES = env_int("RATING_PROVISIONAL_MATCHES", 10, minimum=0
 # Seconds a leaderboard page may be served from the cache; a rating write of the variant
 # replaces it at once, so this only bounds how long a renamed bot's old name shows. 0: off.
 LEADERBOARD_CACHE_SECONDS = env_int("LEADERBOARD_CACHE_SECONDS", 60, minimum=0, maximum=3600)
+# A cached leaderboard page younger than this is still served after a rating write, so a busy
+# ladder rebuilds each page at most once per this many seconds (tournaments/api/views_ratings.py).
+LEADERBOARD_STALE_SECONDS = env_int("LEADERBOARD_STALE_SECONDS", 2, minimum=0, maximum=60)
 RATING_VERSION_SIGMA = env_float("RATING_VERSION_SIGMA", 4.0, minimum=0.1, maximum=50.0)
 # A recompute whose worker has not beaten for this long is queued again, up to this many tries.
 RECOMPUTE_STALE_SECONDS = env_int("RECOMPUTE_STALE_SECONDS", 60, minimum=15)

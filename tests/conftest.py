@@ -37,6 +37,13 @@ def other_user(db) -> User:
     return make_user("other", email="other@example.org")
 
 
+@pytest.fixture(autouse=True)
+def leaderboard_pages_replaced_at_once(settings) -> None:
+    """Tests read the leaderboard right after writing ratings, and the cache outlives a test:
+    no page is served past a rating write (tests of the stale window set their own)."""
+    settings.LEADERBOARD_STALE_SECONDS = 0
+
+
 @pytest.fixture
 def staff(db) -> User:
     return make_user("staff", is_staff=True, is_superuser=True)
