@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -121,17 +123,23 @@ class LeaderboardView(generics.ListAPIView):
         LEADERBOARD_GENERATION_SECONDS and dropped by the rating writer) and when: a page is
         served while its generation is current, or for LEADERBOARD_STALE_SECONDS after it was
         built whatever was written since, so a busy ladder's writes cost one rebuild per
-        interval, not one per write. A hit costs one cache read and no query. Without the cache
-        a page is read through the board's index: its ids first, then only its rows.
+        interval, not one per write. A page this process sent within that window of its
+        building is sent again from its own memory; any other hit costs one cache read and no
+        query. Without the cache a page is read through the board's index: its ids first, then
+        only its rows.
         """
         page_key = self._page_key(request)
         generation_key = leaderboard_generation_key(request.query_params.get("variant", ""))
         generation = None
         if page_key is not None:
+            recent = RECENT_PAGES.get(page_key)
+            if recent is not None and recent.young():
+                return HttpResponse(recent.body, content_type=request.accepted_media_type)
             found = _cache_get_many([page_key, generation_key])
             generation = found.get(generation_key)
             cached = found.get(page_key)
             if isinstance(cached, CachedPage) and cached.servable(generation):
+                RECENT_PAGES.keep(page_key, cached)
                 return HttpResponse(cached.body, content_type=request.accepted_media_type)
         query = LeaderboardQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
@@ -150,6 +158,7 @@ class LeaderboardView(generics.ListAPIView):
             )
             page_built = CachedPage(generation=generation, built_at=time.time(), body=body)
             _cache_set(page_key, page_built, settings.LEADERBOARD_CACHE_SECONDS)
+            RECENT_PAGES.keep(page_key, page_built)
         return response
 
 
@@ -166,7 +175,44 @@ class CachedPage:
         known), or younger than LEADERBOARD_STALE_SECONDS."""
         if generation is not None and generation == self.generation:
             return True
+        return self.young()
+
+    def young(self) -> bool:
+        """Whether the page was built less than LEADERBOARD_STALE_SECONDS ago."""
         return time.time() - self.built_at < settings.LEADERBOARD_STALE_SECONDS
+
+
+class RecentPages:
+    """The pages this process served lately, answered again without asking the shared cache
+    while they are young (``CachedPage.young``): a rating write still shows within
+    LEADERBOARD_STALE_SECONDS of it, and a hit costs no round trip to Redis."""
+
+    SIZE = 256
+
+    def __init__(self) -> None:
+        self._pages: OrderedDict[str, CachedPage] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> CachedPage | None:
+        with self._lock:
+            return self._pages.get(key)
+
+    def forget(self) -> None:
+        """Drop every page (a test's database is not the one they were built from)."""
+        with self._lock:
+            self._pages.clear()
+
+    def keep(self, key: str, page: CachedPage) -> None:
+        if not settings.LEADERBOARD_STALE_SECONDS:
+            return
+        with self._lock:
+            self._pages[key] = page
+            self._pages.move_to_end(key)
+            while len(self._pages) > self.SIZE:
+                self._pages.popitem(last=False)
+
+
+RECENT_PAGES = RecentPages()
 
 
 class LeaderboardIntervalsView(generics.ListAPIView):
