@@ -298,7 +298,7 @@ def explain_top_up(ladder_id: int, other_id: int) -> None:
         with connection.cursor() as cursor:
             for query in queries.captured_queries:
                 sql = query["sql"]
-                if not sql.lstrip().upper().startswith("SELECT"):
+                if not sql.lstrip().upper().startswith(("SELECT", "WITH")):
                     continue
                 cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + sql)
                 plan = "\n".join(row[0] for row in cursor.fetchall())
