@@ -19,7 +19,14 @@ each endpoint paired with the anchor, every leaderboard page read from the datab
 
     .venv/bin/python bench/bench_api_ratings.py [--seconds 3] [--rounds 5] [--connections 4]
         [--keep] [--bots 10000] [--matches 1000000] [--explain] [--only ratings]
-        [--cpu [--requests 200]]
+        [--cpu [--requests 200]] [--writes 4 --redis redis://127.0.0.1:6379/0]
+
+``--writes N`` instead measures with ratings written N times a second throughout (a process
+of its own records a finished match of four random bots and rates it, each write dropping the
+variant's generation as a worker's does), gunicorn and the writer sharing the Redis cache of
+``--redis``: the leaderboard's first page and a bot's rating history, each paired with the
+anchor as above, once with ``LEADERBOARD_STALE_SECONDS=0`` (every write replaces the pages)
+and once with the default.
 
 Loading takes a few minutes; the data is kept with ``--keep`` and a later run reuses it when
 the database already holds the same amounts (it is migrated first, so a new index applies).
@@ -63,8 +70,9 @@ MATCH_COLUMNS = [
     *("id", "variant_id", "seed", "started_at", "finished_at", "created_at", "updated_at"),
     *("rated_at", "rating_sequence", "rated", "status", "round", "duplicate_group"),
     *("time_limit_ms", "attempts", "max_attempts", "claimed_by", "error", "rating_group"),
+    "unsent",
 ]
-MATCH_FIXED = (True, "finished", 0, "", 1000, 1, 3, "", "", "")
+MATCH_FIXED = (True, "finished", 0, "", 1000, 1, 3, "", "", "", False)
 HISTORY_COLUMNS = [
     *("bot_id", "variant_id", "match_id", "sequence"),
     *("mu_before", "sigma_before", "mu_after", "sigma_after", "at"),
@@ -152,7 +160,7 @@ def load(bots: int, matches: int, seed: int = 1) -> None:
             for seat, bot in enumerate(seated):
                 exact = rng.randrange(4, 15)
                 seat_rows.append(
-                    (match_id, seat, bot, scores[seat], ranks[seat], exact, 19, 0, False)
+                    (match_id, seat, bot, scores[seat], ranks[seat], exact, 19, 0, False, False)
                 )
                 mu, sigma, played = state[bot]
                 mu_after, sigma_after = after[seat]
@@ -309,6 +317,86 @@ def cpu_per_request(paths: dict[str, PathMaker], rounds: int, requests: int) -> 
             )
 
 
+def write_loop(per_second: float, redis_url: str) -> None:
+    """Record and rate a finished match of four random bots ``per_second`` times a second
+    until killed (run as a process of its own: ``--write-loop``)."""
+    os.environ.update(speed.BASE_ENV)
+    os.environ["REDIS_URL"] = redis_url
+    import django
+
+    django.setup()
+    from django.db import transaction
+    from django.utils import timezone
+
+    from tournaments.models import Bot, Match, MatchSeat, MatchStatus, Variant
+    from tournaments.services.ratings import ratings_apply_pending
+
+    rng = random.Random(3)
+    bot_ids = list(Bot.objects.values_list("pk", flat=True))
+    variant = Variant.objects.get(name=VARIANT)
+    interval = 1 / per_second
+    due = time.monotonic()
+    while True:
+        with transaction.atomic():
+            match = Match.objects.create(
+                variant=variant, status=MatchStatus.FINISHED, finished_at=timezone.now()
+            )
+            MatchSeat.objects.bulk_create(
+                MatchSeat(match=match, seat=seat, bot_id=bot, score=rng.randrange(100))
+                for seat, bot in enumerate(rng.sample(bot_ids, 4))
+            )
+        ratings_apply_pending()
+        due += interval
+        time.sleep(max(0.0, due - time.monotonic()))
+
+
+def measure_with_writes(paths: dict[str, PathMaker], args: argparse.Namespace) -> None:
+    """Leaderboard page 1 and rating history against the anchor while ratings are written."""
+    import sys
+
+    from django.db import connections
+
+    from tournaments.models import Match
+
+    connections.close_all()
+    bench_api.PORT = PORT
+    wanted = ("leaderboard, page 1", "rating-history, page 1")
+    chosen = {k: v for k, v in paths.items() if k in wanted}
+    print(
+        f"\ngunicorn, 2 gthread workers x 4 threads, pooled connections, cache in Redis;"
+        f" {args.connections} keep-alive connections; {args.rounds} paired rounds of"
+        f" {args.seconds:.0f} s against {bench_api.ANCHOR} (ABBA order); page_size 50;"
+        f" ratings written {args.writes:g} times a second throughout"
+    )
+    for stale in ("0", "2"):
+        print(f"\nLEADERBOARD_STALE_SECONDS={stale}\n{bench_api.PAIRED_HEADER}")
+        env = {"REDIS_URL": args.redis, "LEADERBOARD_STALE_SECONDS": stale}
+        server = bench_api.start_gunicorn({}, env)
+        before = Match.objects.count()
+        started = time.monotonic()
+        writer = subprocess.Popen(
+            [
+                *(sys.executable, __file__),
+                *("--write-loop", str(args.writes), "--redis", args.redis),
+            ]
+        )
+        try:
+            for label, make in chosen.items():
+                result = bench_api.paired(
+                    at_page_size(make, 50), args.rounds, args.seconds, args.connections
+                )
+                print(result.row(label), flush=True)
+        finally:
+            writer.terminate()
+            writer.wait(timeout=10)
+            server.terminate()
+            server.wait(timeout=10)
+        written = Match.objects.count() - before
+        print(f"ratings written: {written} in {time.monotonic() - started:.0f} s")
+        connections.close_all()
+    print(f"\nload average (1, 5, 15 min) after the run: {os.getloadavg()}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="per measurement")
@@ -323,7 +411,13 @@ def main() -> None:
         "--cpu", action="store_true", help="only CPU per request in-process, no server"
     )
     parser.add_argument("--requests", type=int, default=200, help="per round, with --cpu")
+    parser.add_argument("--writes", type=float, default=0, help="rating writes a second")
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/0", help="with --writes")
+    parser.add_argument("--write-loop", type=float, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.write_loop:
+        write_loop(args.write_loop, args.redis)
+        return
 
     prepare(args.bots, args.matches)
     speed.setup_django()
@@ -333,6 +427,8 @@ def main() -> None:
         print(f"  {label:26} " + " / ".join(map(str, counts)))
     if args.cpu:
         cpu_per_request(paths, args.rounds, args.requests)
+    elif args.writes:
+        measure_with_writes(paths, args)
     else:
         serve_and_measure(paths, args)
     if not args.keep:

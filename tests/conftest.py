@@ -39,6 +39,17 @@ def other_user(db) -> User:
     return make_confirmed_user("other")
 
 
+@pytest.fixture(autouse=True)
+def leaderboard_pages_replaced_at_once(settings) -> None:
+    """Tests read the leaderboard right after writing ratings, and the cache outlives a test:
+    no page is served past a rating write (tests of the stale window set their own), and none
+    this process kept from an earlier test's database."""
+    from tournaments.api.views_ratings import RECENT_PAGES
+
+    settings.LEADERBOARD_STALE_SECONDS = 0
+    RECENT_PAGES.forget()
+
+
 @pytest.fixture
 def staff(db) -> User:
     return make_confirmed_user("staff", is_staff=True, is_superuser=True)

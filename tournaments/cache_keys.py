@@ -12,6 +12,12 @@ def leaderboard_generation_key(ref: str) -> str:
     return "ohhell:leaderboard-generation:" + hashlib.sha256(ref.encode()).hexdigest()
 
 
+def waiting_task_key(task: str, queue: str) -> str:
+    """Cache key marking that a run of a coalesced task waits in the broker, by the queues'
+    name (tournaments/dispatch.py)."""
+    return f"ohhell:waiting-task:{queue}:{task}"
+
+
 def recompute_progress_key(recompute_id: int) -> str:
     """Cache key holding [done, total] of a running recompute."""
     return f"ohhell:recompute:{recompute_id}"

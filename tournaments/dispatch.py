@@ -10,16 +10,27 @@ that sends it, after the commit, as a worker would run it. Ladder top-ups are th
 there: each finished ladder match asks for one and each top-up plays more matches, so run
 in-process they would play without end; an eager deployment has no beat either, and a ladder
 is topped up only when asked directly (``ladders_top_up``).
+
+A ladder top-up and a rating write each do, when they run, everything asked of them before
+they started (every ladder's tables, every finished match), so while one of them waits in the
+broker another adds nothing: ``send`` then joins the one waiting (``COALESCED``, marked in the
+shared cache until the task starts: ``task_started``). A busy ladder finishing tens of matches
+a second thus costs its control worker one top-up and one rating write at a time, each rating
+every match finished meanwhile in one transaction.
 """
 
 from __future__ import annotations
 
+import contextlib
 from enum import StrEnum
 from typing import cast
 
+from django.conf import settings
+from django.core.cache import cache
 from django.db import transaction
 
 from config.celery_app import app
+from tournaments.cache_keys import waiting_task_key
 
 TaskArg = int | str | dict[str, object]
 
@@ -52,10 +63,49 @@ def _sent(task: Task) -> bool:
     return not app.conf.task_always_eager or task not in NOT_RUN_IN_PROCESS
 
 
+# Tasks of which one waiting run stands for any number of sends (they take no arguments).
+COALESCED = frozenset({Task.TOP_UP_LADDERS, Task.RATE_FINISHED_MATCHES})
+# How long a waiting run's mark holds: a lost message delays the next send by this at most
+# (beat's sweeps top up and rate on their own meanwhile: docs/operations.md, SWEEP_SECONDS).
+WAITING_MARK_SECONDS = 30
+
+
 def send(task: Task, *args: TaskArg) -> None:
-    """Send ``task`` with ``args`` once the current transaction commits (at once outside one)."""
+    """Send ``task`` with ``args`` once the current transaction commits (at once outside one);
+    a coalesced task already waiting to run is not sent again."""
     if _sent(task):
-        transaction.on_commit(lambda: send_now(task, *args))
+        transaction.on_commit(lambda: _send_unless_waiting(task, *args))
+
+
+def _send_unless_waiting(task: Task, *args: TaskArg) -> None:
+    if task in COALESCED and not args and _one_waiting(task):
+        return
+    send_now(task, *args)
+
+
+def _one_waiting(task: Task) -> bool:
+    """Whether a run of ``task`` waits to start already; marks one waiting when not.
+
+    Only where the cache is shared by every process (Redis) and tasks go to workers: a mark in
+    one process's own memory would never be cleared by the worker.
+    """
+    if app.conf.task_always_eager or not settings.REDIS_URL:
+        return False
+    try:
+        return not cache.add(
+            waiting_task_key(task.value, app.conf.task_default_queue),
+            1,
+            timeout=WAITING_MARK_SECONDS,
+        )
+    except Exception:  # any backend's failure: send it, as without the cache
+        return False
+
+
+def task_started(task: Task) -> None:
+    """A coalesced task starts, before it reads anything: a send from now on is sent anew."""
+    # Any backend's failure is left alone: the mark expires by itself.
+    with contextlib.suppress(Exception):
+        cache.delete(waiting_task_key(task.value, app.conf.task_default_queue))
 
 
 def send_now(task: Task, *args: TaskArg) -> None:

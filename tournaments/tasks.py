@@ -11,6 +11,8 @@ from typing import Any
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
+from tournaments import dispatch
+from tournaments.dispatch import Task
 from tournaments.errors import UnavailableError
 from tournaments.services import (
     bots,
@@ -69,6 +71,7 @@ def record_outcome(match_id: int, token: str, played: dict[str, Any]) -> str:
 @shared_task(name="tournaments.top_up_ladders", ignore_result=True)
 def top_up_ladders() -> int:
     """Queue new ladder tables up to each running ladder's number in flight."""
+    dispatch.task_started(Task.TOP_UP_LADDERS)
     return ladders.ladders_top_up()
 
 
@@ -81,6 +84,7 @@ def sweep_matches() -> dict[str, int]:
 @shared_task(name="tournaments.rate_finished_matches", ignore_result=True)
 def rate_finished_matches() -> int:
     """Apply the rating updates of finished matches, once each, in a fixed order."""
+    dispatch.task_started(Task.RATE_FINISHED_MATCHES)
     return ratings.ratings_apply_pending()
 
 

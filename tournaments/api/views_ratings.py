@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import threading
+import time
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -114,19 +118,29 @@ class LeaderboardView(generics.ListAPIView):
     def get(self, request: Request) -> HttpResponse:  # type: ignore[override]
         """The leaderboard a page at a time; rank counts from the top of the whole board.
 
-        Pages are cached: a page is kept under the variant's generation (the time of its
-        latest rating write, itself cached for LEADERBOARD_GENERATION_SECONDS and dropped by
-        the rating writer) as the JSON it was sent as, so a hit costs two cache reads and no
-        query. Without the cache a page is read through the board's index: its ids first,
-        then only its rows.
+        Pages are cached as the JSON they were sent as, each with the variant's generation it
+        was built from (the time of its latest rating write, itself cached for
+        LEADERBOARD_GENERATION_SECONDS and dropped by the rating writer) and when: a page is
+        served while its generation is current, or for LEADERBOARD_STALE_SECONDS after it was
+        built whatever was written since, so a busy ladder's writes cost one rebuild per
+        interval, not one per write. A page this process sent within that window of its
+        building is sent again from its own memory; any other hit costs one cache read and no
+        query. Without the cache a page is read through the board's index: its ids first, then
+        only its rows.
         """
         page_key = self._page_key(request)
         generation_key = leaderboard_generation_key(request.query_params.get("variant", ""))
         generation = None
         if page_key is not None:
-            generation = _cache_get(generation_key)
-            if generation is not None and (cached := _cache_get(page_key + generation)):
-                return HttpResponse(cached, content_type=request.accepted_media_type)
+            recent = RECENT_PAGES.get(page_key)
+            if recent is not None and recent.young():
+                return HttpResponse(recent.body, content_type=request.accepted_media_type)
+            found = _cache_get_many([page_key, generation_key])
+            generation = found.get(generation_key)
+            cached = found.get(page_key)
+            if isinstance(cached, CachedPage) and cached.servable(generation):
+                RECENT_PAGES.keep(page_key, cached)
+                return HttpResponse(cached.body, content_type=request.accepted_media_type)
         query = LeaderboardQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         if page_key is not None and generation is None:
@@ -142,8 +156,63 @@ class LeaderboardView(generics.ListAPIView):
             body = request.accepted_renderer.render(
                 response.data, request.accepted_media_type, self.get_renderer_context()
             )
-            _cache_set(page_key + generation, body, settings.LEADERBOARD_CACHE_SECONDS)
+            page_built = CachedPage(generation=generation, built_at=time.time(), body=body)
+            _cache_set(page_key, page_built, settings.LEADERBOARD_CACHE_SECONDS)
+            RECENT_PAGES.keep(page_key, page_built)
         return response
+
+
+@dataclass(frozen=True, slots=True)
+class CachedPage:
+    """A leaderboard page as it was sent, the generation it was built from, and when."""
+
+    generation: str
+    built_at: float  # a Unix time: the processes sharing the cache share the clock
+    body: str | bytes
+
+    def servable(self, generation: str | None) -> bool:
+        """Whether the page may answer now: built from ``generation`` (the current one, when
+        known), or younger than LEADERBOARD_STALE_SECONDS."""
+        if generation is not None and generation == self.generation:
+            return True
+        return self.young()
+
+    def young(self) -> bool:
+        """Whether the page was built less than LEADERBOARD_STALE_SECONDS ago."""
+        return time.time() - self.built_at < settings.LEADERBOARD_STALE_SECONDS
+
+
+class RecentPages:
+    """The pages this process served lately, answered again without asking the shared cache
+    while they are young (``CachedPage.young``): a rating write still shows within
+    LEADERBOARD_STALE_SECONDS of it, and a hit costs no round trip to Redis."""
+
+    SIZE = 256
+
+    def __init__(self) -> None:
+        self._pages: OrderedDict[str, CachedPage] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> CachedPage | None:
+        with self._lock:
+            return self._pages.get(key)
+
+    def forget(self) -> None:
+        """Drop every page (a test's database is not the one they were built from)."""
+        with self._lock:
+            self._pages.clear()
+
+    def keep(self, key: str, page: CachedPage) -> None:
+        if not settings.LEADERBOARD_STALE_SECONDS:
+            return
+        with self._lock:
+            self._pages[key] = page
+            self._pages.move_to_end(key)
+            while len(self._pages) > self.SIZE:
+                self._pages.popitem(last=False)
+
+
+RECENT_PAGES = RecentPages()
 
 
 class LeaderboardIntervalsView(generics.ListAPIView):
@@ -170,13 +239,13 @@ class LeaderboardIntervalsView(generics.ListAPIView):
         return self.get_paginated_response(RankIntervalOutput(page, many=True).data)
 
 
-def _cache_get(key: str) -> Any:
-    """Read the cache; an unreachable cache is a miss (logged), never an error."""
+def _cache_get_many(keys: list[str]) -> dict[str, Any]:
+    """Read several keys at once (one round trip); an unreachable cache is a miss (logged)."""
     try:
-        return cache.get(key)
+        return cache.get_many(keys)
     except Exception:  # any backend's failure: serve from the database instead
         logger.warning("cache unavailable: reading the leaderboard from the database")
-        return None
+        return {}
 
 
 def _cache_set(key: str, value: Any, timeout: int) -> None:

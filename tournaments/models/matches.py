@@ -115,6 +115,13 @@ class Match(models.Model):
             models.Index(fields=["tournament", "round"], name="match_tournament_round_idx"),
             models.Index(fields=["ladder", "status"], name="match_ladder_status_idx"),
             models.Index(fields=["scrimmage", "round"], name="match_scrimmage_round_idx"),
+            # A ladder's tables of the last day, which a top-up weighs, without its history
+            # (tournaments/selectors/ladders.py).
+            models.Index(
+                fields=["ladder", "created_at"],
+                condition=models.Q(ladder__isnull=False),
+                name="match_ladder_recent_idx",
+            ),
             # The next of a tournament's matches to send, in the order they were made.
             models.Index(
                 fields=["tournament", "id"],

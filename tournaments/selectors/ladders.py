@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from django.db import connection
 from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
 
-from tournaments.models import Ladder, LadderStatus, Match, MatchStatus
+from tournaments.models import Bot, Ladder, LadderStatus, Match, MatchSeat, MatchStatus, Rating
 
 # The home page tells how busy each ladder has been over this window.
 ACTIVITY_WINDOW = timedelta(hours=1)
@@ -82,3 +84,89 @@ def ladders_activity(*, now: datetime | None = None) -> list[LadderActivity]:
         )
         for ladder in ladders
     ]
+
+
+# The matchmaker's fair share is counted over the tables of this window.
+SHARE_WINDOW = timedelta(days=1)
+MAX_SEATS = 8  # the largest table any variant deals (Ladder's constraint: 3 to 8)
+
+
+@dataclass(slots=True)
+class FieldBot:
+    """An opted-in bot as a ladder's top-up sees it: its rating in the ladder's variant (None
+    before its first rated match) and its tables of the last day by seat position."""
+
+    id: int
+    owner_id: int
+    status: str
+    endpoint_addresses: list[str]
+    mu: float | None
+    sigma: float | None
+    matches: int
+    seats: tuple[int, ...]
+
+
+def _field_sql() -> str:
+    bot, rating = Bot._meta.db_table, Rating._meta.db_table
+    match, seat = Match._meta.db_table, MatchSeat._meta.db_table
+    by_seat = ", ".join(
+        f"SUM(CASE WHEN s.seat = {i} THEN 1 ELSE 0 END) AS seat{i}" for i in range(MAX_SEATS)
+    )
+    seat_columns = ", ".join(f"recent.seat{i}" for i in range(MAX_SEATS))
+    return f"""
+        WITH recent AS (
+            SELECT s.bot_id, {by_seat}
+            FROM {match} m JOIN {seat} s ON s.match_id = m.id
+            WHERE m.ladder_id = %s AND m.created_at >= %s AND m.status <> %s
+            GROUP BY s.bot_id
+        )
+        SELECT b.id, b.owner_id, b.status, b.endpoint_addresses, r.mu, r.sigma, r.matches,
+            {seat_columns}
+        FROM {bot} b
+        LEFT JOIN {rating} r ON r.bot_id = b.id AND r.variant_id = %s
+        LEFT JOIN recent ON recent.bot_id = b.id
+        WHERE b.ladder_opt_in
+        ORDER BY b.id
+    """
+
+
+def ladder_field(*, ladder: Ladder, now: datetime | None = None) -> list[FieldBot]:
+    """Every opted-in bot by id, with what the matchmaker weighs, in one statement.
+
+    The last day's tables are read through the ladder's (ladder, created_at) index
+    (``match_ladder_recent_idx``) and each match's seats by match, so the read grows with the
+    day's tables and the opted-in bots, never with the ladder's history (bench/README.md).
+    """
+    since = (now or timezone.now()) - SHARE_WINDOW
+    params: list[int | str | datetime] = [
+        ladder.pk,
+        since,
+        MatchStatus.CANCELLED.value,
+        ladder.variant_id,
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(_field_sql(), params)
+        rows = cursor.fetchall()
+    size = ladder.table_size
+    return [
+        FieldBot(
+            id=pk,
+            owner_id=owner_id,
+            status=status,
+            endpoint_addresses=_addresses(addresses),
+            mu=mu,
+            sigma=sigma,
+            matches=matches or 0,
+            # Only bots with a table in the window have counts (NULL from the outer join).
+            seats=() if seats[0] is None else tuple(int(n) for n in seats[:size]),
+        )
+        for pk, owner_id, status, addresses, mu, sigma, matches, *seats in rows
+    ]
+
+
+def _addresses(value: str | list[str]) -> list[str]:
+    """A bot's endpoint addresses as the raw read gives them: jsonb comes back as text
+    (Django's loader), as it does on SQLite."""
+    if not isinstance(value, str):
+        return value
+    return [] if value == "[]" else json.loads(value)

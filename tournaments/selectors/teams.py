@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Iterable
+from functools import lru_cache
 
 from tournaments.models import Bot, SharedHost
 from tournaments.netpolicy import spell_address
@@ -22,6 +23,8 @@ def owner_team(owner_id: int) -> str:
     return f"owner:{owner_id}"
 
 
+# A top-up reads every opted-in bot's addresses: parsing each once per process is enough.
+@lru_cache(maxsize=65536)
 def address_team(address: str) -> str:
     """The team key of the bots behind one address (an IPv6 address by its /64)."""
     ip = ipaddress.ip_address(address)
@@ -38,11 +41,16 @@ def shared_hosts() -> set[str]:
 def bot_teams(*, bot_ids: Iterable[int]) -> dict[int, frozenset[str]]:
     """Each bot's team keys: its owner, and its endpoint's addresses that are not shared hosts."""
     shared = shared_hosts()
-    teams = {}
-    for pk, owner_id, addresses in Bot.objects.filter(pk__in=list(bot_ids)).values_list(
-        "pk", "owner_id", "endpoint_addresses"
-    ):
-        keys = {owner_team(owner_id)}
-        keys.update(address_team(a) for a in addresses if a not in shared)
-        teams[pk] = frozenset(keys)
-    return teams
+    return {
+        pk: team_keys(owner_id, addresses, shared)
+        for pk, owner_id, addresses in Bot.objects.filter(pk__in=list(bot_ids)).values_list(
+            "pk", "owner_id", "endpoint_addresses"
+        )
+    }
+
+
+def team_keys(owner_id: int, addresses: Iterable[str], shared: set[str]) -> frozenset[str]:
+    """One bot's team keys, given its owner, its endpoint's addresses and the shared hosts."""
+    return frozenset(
+        {owner_team(owner_id), *(address_team(a) for a in addresses if a not in shared)}
+    )

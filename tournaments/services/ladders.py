@@ -18,12 +18,11 @@ from __future__ import annotations
 import random
 import secrets
 from collections import defaultdict
-from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Count, QuerySet
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from arena.timebank import DEFAULT_TIME_BANK_MS
@@ -40,19 +39,17 @@ from tournaments.models import (
     Match,
     MatchSeat,
     MatchStatus,
-    Rating,
     Variant,
     email_confirmed_q,
 )
 from tournaments.rating_math import RatingParams, is_provisional
 from tournaments.seeds import new_seed
-from tournaments.selectors.teams import bot_teams, owner_team
+from tournaments.selectors.ladders import FieldBot, ladder_field
+from tournaments.selectors.teams import owner_team, shared_hosts, team_keys
 from tournaments.services.competitions import check_table, competition_move
 from tournaments.services.matches import match_enqueue, matches_create
 
 DEFAULT_LADDER_VARIANT = "oh-hell"
-# Fair share is counted over the tables of the last day.
-SHARE_WINDOW = timedelta(days=1)
 OPEN = (MatchStatus.QUEUED, MatchStatus.RUNNING)
 # Why an opted-in bot waits off the ladders, and why an opt-in is refused, in the API and on the
 # pages alike.
@@ -251,9 +248,9 @@ def _top_up(ladder: Ladder, busy: set[int]) -> int:
     wanted = settings.LADDER_MATCHES_IN_FLIGHT - _tables_in_flight(ladder)
     if wanted <= 0:
         return 0
-    eligible = _eligible(busy)
-    candidates = _candidates(ladder, list(eligible))
-    quota = _owner_quota(ladder, set(eligible.values()))
+    eligible = _eligible(ladder_field(ladder=ladder), busy)
+    candidates = _candidates(ladder, eligible)
+    quota = _owner_quota(ladder, {bot.owner_id for bot in eligible})
     rng = random.Random(secrets.randbits(64))
     tables = pick_tables(candidates, ladder.table_size, wanted, rng, quota=quota)
     fixtures = []
@@ -273,76 +270,49 @@ def _top_up(ladder: Ladder, busy: set[int]) -> int:
 
 
 def _owner_quota(ladder: Ladder, owners: set[int]) -> dict[str, int]:
-    """How many more of the ladder's tables each owner may sit at now."""
-    open_seats = MatchSeat.objects.filter(
-        match__ladder=ladder, match__status__in=OPEN, bot__owner_id__in=owners
-    )
+    """How many more of the ladder's tables each owner may sit at now (the ladder's open seats
+    are read whole: there are a few per table in flight)."""
+    open_seats = MatchSeat.objects.filter(match__ladder=ladder, match__status__in=OPEN)
     held: dict[int, set[str]] = {owner_id: set() for owner_id in owners}
     for pk, group, owner_id in open_seats.values_list(
         "match_id", "match__duplicate_group", "bot__owner_id"
     ):
-        held[owner_id].add(group or f"#{pk}")
+        if owner_id in held:
+            held[owner_id].add(group or f"#{pk}")
     cap = settings.LADDER_MAX_TABLES_PER_OWNER
     return {owner_team(owner_id): max(cap - len(tables), 0) for owner_id, tables in held.items()}
 
 
-def _eligible(busy: set[int]) -> dict[int, int]:
-    """Opted-in bots not playing that the ladders may seat (``_playable``), with their owners:
-    each owner's first ``LADDER_MAX_BOTS_PER_OWNER`` opted in by age (an owner has more opted
-    in only from before the cap, or after staff lowered it)."""
+def _eligible(field: list[FieldBot], busy: set[int]) -> list[FieldBot]:
+    """Bots not playing that the ladders may seat (``_playable``): each owner's first
+    ``LADDER_MAX_BOTS_PER_OWNER`` opted in by age (an owner has more opted in only from before
+    the cap, or after staff lowered it). ``field`` lists every opted-in bot by id."""
     cap = settings.LADDER_MAX_BOTS_PER_OWNER
     playable = set(_playable().values_list("pk", flat=True))
     per_owner: dict[int, int] = defaultdict(int)
-    eligible = {}
-    for pk, owner_id in (
-        Bot.objects.filter(ladder_opt_in=True).order_by("pk").values_list("pk", "owner_id")
-    ):
-        per_owner[owner_id] += 1
-        if per_owner[owner_id] <= cap and pk in playable and pk not in busy:
-            eligible[pk] = owner_id
+    eligible = []
+    for bot in field:
+        per_owner[bot.owner_id] += 1
+        if per_owner[bot.owner_id] <= cap and bot.id in playable and bot.id not in busy:
+            eligible.append(bot)
     return eligible
 
 
-def _candidates(ladder: Ladder, bot_ids: list[int]) -> list[Candidate]:
+def _candidates(ladder: Ladder, eligible: list[FieldBot]) -> list[Candidate]:
     """The eligible bots with their teams, ratings and last day's ladder tables."""
-    if len(bot_ids) < ladder.table_size:
+    if len(eligible) < ladder.table_size:
         return []
-    teams = bot_teams(bot_ids=bot_ids)
-    ratings = {
-        r.bot_id: r
-        for r in Rating.objects.filter(variant_id=ladder.variant_id, bot_id__in=bot_ids).only(
-            "bot_id", "mu", "sigma", "matches"
-        )
-    }
-    since = timezone.now() - SHARE_WINDOW
-    recent_seats = (
-        MatchSeat.objects.filter(
-            bot_id__in=bot_ids, match__ladder=ladder, match__created_at__gte=since
-        )
-        .exclude(match__status=MatchStatus.CANCELLED)
-        .values("bot_id", "seat")
-        .annotate(n=Count("pk"))
-    )
-    seats: dict[int, list[int]] = defaultdict(lambda: [0] * ladder.table_size)
-    for row in recent_seats:
-        if row["seat"] < ladder.table_size:
-            seats[row["bot_id"]][row["seat"]] += row["n"]
+    shared = shared_hosts()
     start = RatingParams.from_dict(ladder.variant.rating_params)
-    candidates = []
-    for pk in bot_ids:
-        rating = ratings.get(pk)
-        mu, sigma = (rating.mu, rating.sigma) if rating else (start.mu, start.sigma)
-        matches = rating.matches if rating else 0
-        counts = tuple(seats[pk]) if pk in seats else ()
-        candidates.append(
-            Candidate(
-                id=pk,
-                mu=mu,
-                sigma=sigma,
-                provisional=is_provisional(matches),
-                recent=sum(counts),
-                seats=counts,
-                teams=teams[pk],
-            )
+    return [
+        Candidate(
+            id=bot.id,
+            mu=start.mu if bot.mu is None else bot.mu,
+            sigma=start.sigma if bot.sigma is None else bot.sigma,
+            provisional=is_provisional(bot.matches),
+            recent=sum(bot.seats),
+            seats=bot.seats,
+            teams=team_keys(bot.owner_id, bot.endpoint_addresses, shared),
         )
-    return candidates
+        for bot in eligible
+    ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from django.utils import timezone
 
@@ -58,6 +60,43 @@ def test_a_cached_page_is_replaced_as_soon_as_a_rating_is_written(
     after = anonymous_client.get(f"{BOARD}&page_size=3").json()
     assert after != first
     assert board[-1].pk in [r["bot"] for r in first["results"]]
+    for row in after["results"]:
+        rating = Rating.objects.get(bot_id=row["bot"])
+        assert (row["mu"], row["sigma"]) == (rating.mu, rating.sigma)
+
+
+def test_within_the_stale_window_a_write_leaves_the_last_page_served_without_a_query(
+    anonymous_client,
+    board,
+    oh_hell,
+    settings,
+    django_capture_on_commit_callbacks,
+    django_assert_num_queries,
+):
+    settings.LEADERBOARD_CACHE_SECONDS = 3600
+    first = anonymous_client.get(f"{BOARD}&page_size=3").json()  # built from this board
+    settings.LEADERBOARD_STALE_SECONDS = 3600
+    _play(oh_hell, [*board[:3], board[-1]], [90, 80, 70, 0])
+    with django_capture_on_commit_callbacks(execute=True):
+        assert ratings_apply_pending() == 1  # drops the variant's generation
+    with django_assert_num_queries(0):
+        again = anonymous_client.get(f"{BOARD}&page_size=3")
+    assert again.json() == first
+
+
+def test_a_write_shows_on_the_page_once_the_stale_window_has_passed(
+    anonymous_client, board, oh_hell, settings, django_capture_on_commit_callbacks
+):
+    settings.LEADERBOARD_CACHE_SECONDS = 3600
+    first = anonymous_client.get(f"{BOARD}&page_size=3").json()
+    settings.LEADERBOARD_STALE_SECONDS = 1
+    _play(oh_hell, [*board[:3], board[-1]], [90, 80, 70, 0])
+    with django_capture_on_commit_callbacks(execute=True):
+        assert ratings_apply_pending() == 1
+    deadline = time.monotonic() + 30
+    while (after := anonymous_client.get(f"{BOARD}&page_size=3").json()) == first:
+        assert time.monotonic() < deadline, "the page still showed the old ratings after 30 s"
+        time.sleep(0.1)
     for row in after["results"]:
         rating = Rating.objects.get(bot_id=row["bot"])
         assert (row["mu"], row["sigma"]) == (rating.mu, rating.sigma)

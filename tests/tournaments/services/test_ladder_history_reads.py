@@ -1,0 +1,89 @@
+"""A ladder top-up reads the last day of the ladder's tables, never its history: the rows it
+reads from the match and seat tables stay the same however many older matches are stored."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection, transaction
+
+from tournaments.models import Bot, Ladder, Match, MatchSeat
+from tournaments.services.ladders import ladder_ensure_default, ladders_top_up
+
+pytestmark = pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="reads the statistics of PostgreSQL"
+)
+
+# The rows the current transaction has read from the match and seat tables so far.
+READS_SQL = f"""
+    SELECT coalesce(sum(seq_tup_read + coalesce(idx_tup_fetch, 0)), 0)
+    FROM pg_stat_xact_user_tables
+    WHERE relname IN ('{Match._meta.db_table}', '{MatchSeat._meta.db_table}')
+"""
+
+
+def rows_read() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(READS_SQL)
+        (count,) = cursor.fetchone()
+    return int(count)
+
+
+def top_up_reads() -> int:
+    """The match and seat rows one top-up reads; the tables it made are rolled back."""
+    with transaction.atomic():
+        before = rows_read()
+        assert ladders_top_up() >= 1
+        read = rows_read() - before
+        transaction.set_rollback(True)
+    return read
+
+
+def store_history(ladder: Ladder, bots: list[Bot], matches: int, *, days_ago: int) -> None:
+    """Insert finished ladder matches of four seats created ``days_ago`` days back, with SQL."""
+    ids = [bot.pk for bot in bots]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            INSERT INTO {Match._meta.db_table} (
+                ladder_id, variant_id, round, duplicate_group, seed, time_limit_ms, status,
+                attempts, max_attempts, claimed_by, error, started_at, finished_at, rated,
+                rating_group, created_at, updated_at, unsent)
+            SELECT %s, %s, 0, '', g, 1000, 'finished', 1, 3, '', '', t, t, false, '', t, t, false
+            FROM generate_series(1, %s) AS g,
+                LATERAL (SELECT now() - %s * interval '1 day' - g * interval '1 second') AS x(t)
+            RETURNING id
+            """,
+            [ladder.pk, ladder.variant_id, matches, days_ago],
+        )
+        match_ids = [row[0] for row in cursor.fetchall()]
+        cursor.execute(
+            f"""
+            INSERT INTO {MatchSeat._meta.db_table} (
+                match_id, seat, bot_id, score, bids_exact, bids_total, faults, disqualified,
+                refused_every_request)
+            SELECT m, s, (%s::bigint[])[1 + (m + s) %% %s], 10, 0, 0, 0, false, false
+            FROM unnest(%s::bigint[]) AS m, generate_series(0, 3) AS s
+            """,
+            [ids, len(ids), match_ids],
+        )
+        cursor.execute(f"ANALYZE {Match._meta.db_table}, {MatchSeat._meta.db_table}")
+
+
+@pytest.mark.django_db
+def test_a_top_up_reads_the_same_rows_with_a_long_history(oh_hell, make_bot, settings):
+    from django.contrib.auth.models import User
+
+    settings.LADDER_MATCHES_IN_FLIGHT = 1
+    ladder = ladder_ensure_default()
+    assert ladder is not None
+    bots = [
+        make_bot(User.objects.create_user(f"p{i}"), status="active", ladder_opt_in=True)
+        for i in range(8)
+    ]
+    store_history(ladder, bots, 50, days_ago=0)  # the last day's tables, which count
+    small = top_up_reads()
+    store_history(ladder, bots, 20_000, days_ago=3)
+    large = top_up_reads()
+    assert small > 0
+    # The same rows, give or take the planner's choices over a handful of index pages.
+    assert large <= small + 50, (small, large)
