@@ -70,9 +70,9 @@ MATCH_COLUMNS = [
     *("id", "variant_id", "seed", "started_at", "finished_at", "created_at", "updated_at"),
     *("rated_at", "rating_sequence", "rated", "status", "round", "duplicate_group"),
     *("time_limit_ms", "attempts", "max_attempts", "claimed_by", "error", "rating_group"),
-    "unsent",
+    *("unsent", "time_bank_ms"),
 ]
-MATCH_FIXED = (True, "finished", 0, "", 1000, 1, 3, "", "", "", False)
+MATCH_FIXED = (True, "finished", 0, "", 1000, 1, 3, "", "", "", False, 0)
 HISTORY_COLUMNS = [
     *("bot_id", "variant_id", "match_id", "sequence"),
     *("mu_before", "sigma_before", "mu_after", "sigma_after", "at"),
@@ -160,7 +160,19 @@ def load(bots: int, matches: int, seed: int = 1) -> None:
             for seat, bot in enumerate(seated):
                 exact = rng.randrange(4, 15)
                 seat_rows.append(
-                    (match_id, seat, bot, scores[seat], ranks[seat], exact, 19, 0, False, False)
+                    (
+                        match_id,
+                        seat,
+                        bot,
+                        scores[seat],
+                        ranks[seat],
+                        exact,
+                        19,
+                        0,
+                        False,
+                        False,
+                        False,
+                    )
                 )
                 mu, sigma, played = state[bot]
                 mu_after, sigma_after = after[seat]

@@ -89,12 +89,12 @@ MATCHES_SQL = """
 INSERT INTO tournaments_match (
     id, ladder_id, variant_id, round, duplicate_group, seed, time_limit_ms, status, attempts,
     max_attempts, claimed_by, error, started_at, finished_at, rated, rated_at, rating_sequence,
-    rating_group, created_at, updated_at, unsent)
+    rating_group, created_at, updated_at, unsent, time_bank_ms)
 SELECT %(first)s + g, %(ladder)s, %(variant)s, 0, '', g, 1000,
     CASE WHEN g < %(count)s THEN 'finished' ELSE 'running' END, 1, 3, '', '',
     t - interval '1 minute', CASE WHEN g < %(count)s THEN t END, g < %(count)s,
     CASE WHEN g < %(count)s THEN t END, CASE WHEN g < %(count)s THEN %(first)s + g END,
-    '', t - interval '2 minutes', t, false
+    '', t - interval '2 minutes', t, false, 0
 FROM generate_series(0, %(count)s + %(open)s - 1) AS g,
     LATERAL (SELECT now() - GREATEST(%(count)s - g, 0) * %(step)s * interval '1 second') AS x(t)
 """
@@ -103,9 +103,9 @@ FROM generate_series(0, %(count)s + %(open)s - 1) AS g,
 SEATS_SQL = """
 INSERT INTO tournaments_matchseat (
     match_id, seat, bot_id, score, rank, bids_exact, bids_total, faults, disqualified,
-    refused_every_request)
+    refused_every_request, refusal_counted)
 SELECT m.id, s, %(bot0)s + ((m.id * 4 + s) %% %(bots)s), 100 - s * 10, s + 1, 5, 10, 0, false,
-    false
+    false, false
 FROM tournaments_match AS m, generate_series(0, 3) AS s
 WHERE m.ladder_id = %(ladder)s
 """

@@ -201,11 +201,12 @@ def copy_rows(model, columns: Sequence[str], rows) -> None:
 MATCH_COLUMNS = [
     *("variant_id", "round", "duplicate_group", "seed", "time_limit_ms", "status"),
     *("attempts", "max_attempts", "claimed_by", "error", "started_at", "finished_at"),
-    *("rated", "created_at", "updated_at", "rating_group", "unsent"),
+    *("rated", "created_at", "updated_at", "rating_group", "unsent", "time_bank_ms"),
 ]
 SEAT_COLUMNS = [
     *("match_id", "seat", "bot_id", "score", "rank"),
     *("bids_exact", "bids_total", "faults", "disqualified", "refused_every_request"),
+    "refusal_counted",
 ]
 
 
@@ -241,6 +242,7 @@ def load_unrated_matches(count: int, bot_ids: list[int], variant_id: int, seed: 
                 t,
                 "",
                 False,
+                0,
             )
             for t in times
         ),
@@ -255,7 +257,7 @@ def load_unrated_matches(count: int, bot_ids: list[int], variant_id: int, seed: 
             scores = [max(0, round(100 + strength[b] + rng.gauss(0, 21))) for b in table]
             ranks = shared_ranks(scores)
             for seat, (bot, score) in enumerate(zip(table, scores, strict=True)):
-                yield (match_id, seat, bot, score, ranks[seat], 9, 19, 0, False, False)
+                yield (match_id, seat, bot, score, ranks[seat], 9, 19, 0, False, False, False)
 
     copy_rows(
         MatchSeat,

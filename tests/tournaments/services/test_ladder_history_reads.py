@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from django.db import connection, transaction
 
+from tests.support.users import make_confirmed_user
 from tournaments.models import Bot, Ladder, Match, MatchSeat
 from tournaments.services.ladders import ladder_ensure_default, ladders_top_up
 
@@ -47,8 +48,8 @@ def store_history(ladder: Ladder, bots: list[Bot], matches: int, *, days_ago: in
             INSERT INTO {Match._meta.db_table} (
                 ladder_id, variant_id, round, duplicate_group, seed, time_limit_ms, status,
                 attempts, max_attempts, claimed_by, error, started_at, finished_at, rated,
-                rating_group, created_at, updated_at, unsent)
-            SELECT %s, %s, 0, '', g, 1000, 'finished', 1, 3, '', '', t, t, false, '', t, t, false
+                rating_group, created_at, updated_at, unsent, time_bank_ms)
+            SELECT %s, %s, 0, '', g, 1000, 'finished', 1, 3, '', '', t, t, false, '', t, t, false, 0
             FROM generate_series(1, %s) AS g,
                 LATERAL (SELECT now() - %s * interval '1 day' - g * interval '1 second') AS x(t)
             RETURNING id
@@ -60,8 +61,8 @@ def store_history(ladder: Ladder, bots: list[Bot], matches: int, *, days_ago: in
             f"""
             INSERT INTO {MatchSeat._meta.db_table} (
                 match_id, seat, bot_id, score, bids_exact, bids_total, faults, disqualified,
-                refused_every_request)
-            SELECT m, s, (%s::bigint[])[1 + (m + s) %% %s], 10, 0, 0, 0, false, false
+                refused_every_request, refusal_counted)
+            SELECT m, s, (%s::bigint[])[1 + (m + s) %% %s], 10, 0, 0, 0, false, false, false
             FROM unnest(%s::bigint[]) AS m, generate_series(0, 3) AS s
             """,
             [ids, len(ids), match_ids],
@@ -71,13 +72,11 @@ def store_history(ladder: Ladder, bots: list[Bot], matches: int, *, days_ago: in
 
 @pytest.mark.django_db
 def test_a_top_up_reads_the_same_rows_with_a_long_history(oh_hell, make_bot, settings):
-    from django.contrib.auth.models import User
-
     settings.LADDER_MATCHES_IN_FLIGHT = 1
     ladder = ladder_ensure_default()
     assert ladder is not None
     bots = [
-        make_bot(User.objects.create_user(f"p{i}"), status="active", ladder_opt_in=True)
+        make_bot(make_confirmed_user(f"p{i}"), status="active", ladder_opt_in=True)
         for i in range(8)
     ]
     store_history(ladder, bots, 50, days_ago=0)  # the last day's tables, which count
