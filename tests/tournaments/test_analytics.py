@@ -16,8 +16,19 @@ from rest_framework.test import APIClient
 
 from tests.tournaments.dashboard.world import World, build_world, play_and_record, queue_match
 from tournaments.cache_keys import bot_analytics_key
-from tournaments.models import Bot, Match, MatchSeat, MatchStatus, RatingHistory, Replay, SeatTally
+from tournaments.models import (
+    Bot,
+    Match,
+    MatchSeat,
+    MatchStatus,
+    RatingHistory,
+    Replay,
+    Scrimmage,
+    SeatTally,
+    Variant,
+)
 from tournaments.selectors import analytics
+from tournaments.services.analytics import seat_tallies_write
 from tournaments.services.matches import match_create
 from tournaments.services.ratings import ratings_apply_pending
 from tournaments.services.runs import match_run
@@ -261,3 +272,52 @@ def test_rating_a_match_drops_the_bots_cached_analytics(
     after = _get(bot)
     assert after["rated_matches"] == before["rated_matches"] + 1
     assert after["matches"] == before["matches"] + 1
+
+
+def _scrimmage_match(bot: Bot, opponents: list[Bot], variant: Variant) -> Match:
+    """A queued match of a scrimmage of ``bot``, seated last, against ``opponents``."""
+    scrimmage = Scrimmage.objects.create(
+        owner=bot.owner, bot=bot, variant=variant, match_count=1, time_limit_ms=500
+    )
+    return match_create(
+        variant_id=variant.pk,
+        bot_ids=[o.pk for o in opponents] + [bot.pk],
+        seed=5,
+        time_limit_ms=500,
+        scrimmage=scrimmage,
+        round=0,
+    )
+
+
+def test_a_scrimmage_leaves_the_bots_public_analytics_as_they_were(
+    world: World, short_variant: Variant
+) -> None:
+    bot, opponents = world.bots[0], world.bots[1:4]
+    before = (_get(bot), _get(bot, variant=world.variant.name))
+    assert _get(bot, variant=short_variant.name)["matches"] == 0
+    # A scrimmage in the variant it plays (with faults of its own, finished now) and one in a
+    # variant it has not played in public.
+    play_and_record(_scrimmage_match(bot, opponents, world.variant), faults=True)
+    play_and_record(_scrimmage_match(bot, opponents, short_variant))
+    for variant in (world.variant, short_variant):
+        cache.delete(bot_analytics_key(bot.pk, variant.pk))
+    assert (_get(bot), _get(bot, variant=world.variant.name)) == before
+    assert _get(bot, variant=short_variant.name)["matches"] == 0
+    # Its opponents' analytics leave it out too.
+    opponent = opponents[0]
+    assert _get(opponent, variant=short_variant.name)["matches"] == 0
+    assert not SeatTally.objects.filter(seat__match__scrimmage__isnull=False).exists()
+
+
+def test_a_scrimmage_match_is_not_tallied_nor_backfilled(world: World) -> None:
+    bot = world.bots[0]
+    before = _get(bot)
+    match = _scrimmage_match(bot, world.bots[1:4], world.variant)
+    play_and_record(match)
+    replay = Replay.objects.get(match=match).data
+    assert seat_tallies_write(match=match, seats=match.seats.all(), replay=replay) == 0
+    SeatTally.objects.all().delete()
+    call_command("backfill_analytics", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    assert not SeatTally.objects.filter(seat__match=match).exists()
+    cache.delete(bot_analytics_key(bot.pk, world.variant.pk))
+    assert _get(bot) == before

@@ -67,6 +67,7 @@ class ScrimmageViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
                 reference_players=fields["reference_players"],
                 seed=fields["seed"],
                 time_limit_ms=fields["time_limit_ms"],
+                time_bank_ms=fields["time_bank_ms"],
             ),
         )
         scrimmage = scrimmage_visible(user=request.user, scrimmage_id=made.pk)

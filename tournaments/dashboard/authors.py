@@ -591,6 +591,7 @@ def my_bot_practice(request: HttpRequest, bot_id: int) -> HttpResponse:
                     opponent_ids=data["opponents"],
                     reference_players=data["reference_players"],
                     seed=data["seed"],
+                    time_bank_ms=data["time_bank_ms"],
                 ),
             )
         except QuotaExceededError as error:

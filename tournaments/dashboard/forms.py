@@ -8,6 +8,7 @@ from django import forms
 from django.contrib.auth.forms import SetPasswordForm
 from django.contrib.auth.models import User
 
+from arena.timebank import DEFAULT_TIME_BANK_MS, MAX_TIME_BANK_MS
 from tournaments.errors import ApplicationError
 from tournaments.netpolicy import MAX_URL_LENGTH
 from tournaments.services.users import user_set_password
@@ -168,3 +169,17 @@ class PracticeForm(ServiceForm):
             min_value=0,
             help_text="Optional: fix the deals to play them again; empty deals every match afresh.",
         )
+        self.fields["time_bank_ms"] = forms.IntegerField(
+            label="Time bank (ms)",
+            required=False,
+            min_value=0,
+            max_value=MAX_TIME_BANK_MS,
+            initial=DEFAULT_TIME_BANK_MS,
+            help_text=f"Each seat's extra time for answers over the time limit, per match: 0 to "
+            f"{MAX_TIME_BANK_MS}, 0 for none; empty gives {DEFAULT_TIME_BANK_MS}.",
+        )
+
+    def clean_time_bank_ms(self) -> int:
+        """The bank asked for; left empty, the default every competition has."""
+        bank = self.cleaned_data["time_bank_ms"]
+        return DEFAULT_TIME_BANK_MS if bank is None else int(bank)

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 from django.db import models
 
+from arena.timebank import DEFAULT_TIME_BANK_MS, MAX_TIME_BANK_MS
+
 if TYPE_CHECKING:
     from tournaments.models.bots import Bot
 
@@ -42,6 +44,8 @@ class Scrimmage(models.Model):
     match_count = models.PositiveSmallIntegerField()
     seed = models.BigIntegerField(null=True, blank=True)
     time_limit_ms = models.PositiveIntegerField(default=1000)
+    # Each seat's time bank in every match of the scrimmage (arena/timebank.py); 0 for none.
+    time_bank_ms = models.PositiveIntegerField(default=DEFAULT_TIME_BANK_MS)
     created_at = models.DateTimeField(auto_now_add=True)
     opponents: models.ManyToManyField[Bot, ScrimmageOpponent] = models.ManyToManyField(
         "Bot", through="ScrimmageOpponent", related_name="scrimmages_faced"
@@ -60,6 +64,10 @@ class Scrimmage(models.Model):
             models.CheckConstraint(
                 condition=models.Q(time_limit_ms__gte=10, time_limit_ms__lte=120000),
                 name="scrimmage_time_limit_range",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(time_bank_ms__lte=MAX_TIME_BANK_MS),
+                name="scrimmage_time_bank_range",
             ),
         ]
         indexes = [models.Index(fields=["owner", "created_at"], name="scrimmage_owner_day_idx")]

@@ -1,5 +1,8 @@
 """A bot's analytics in one variant, from public data only: what explains its rating.
 
+Scrimmage matches are private (tournaments/selectors/matches.py, ``public``): they are never
+tallied (tournaments/services/analytics.py) and every read of matches here leaves them out.
+
 Exact bids and points per deal by hand size and by place relative to the dealer (summed from
 the ``SeatTally`` rows written with each recorded match), results against each opponent,
 faults over time, and the rating with its uncertainty after each rated match. Every read is
@@ -35,6 +38,7 @@ from django.db.models.functions import Mod, RowNumber, Trunc
 from tournaments.cache_keys import bot_analytics_key
 from tournaments.models import MatchSeat, MatchStatus, RatingHistory, SeatTally
 from tournaments.rating_math import conservative
+from tournaments.selectors.matches import public
 
 log = logging.getLogger(__name__)
 
@@ -184,14 +188,19 @@ def _ordinal(n: int) -> str:
 
 def _finished_seats(bot_id: int, variant_id: int) -> QuerySet[MatchSeat]:
     return MatchSeat.objects.filter(
-        bot_id=bot_id, match__variant_id=variant_id, match__status=MatchStatus.FINISHED
+        public("match__"),
+        bot_id=bot_id,
+        match__variant_id=variant_id,
+        match__status=MatchStatus.FINISHED,
     )
 
 
 def played_variants(*, bot_id: int) -> list[PlayedVariant]:
     """The variants the bot has finished matches in, most matches first, in one query."""
     rows = (
-        MatchSeat.objects.filter(bot_id=bot_id, match__status=MatchStatus.FINISHED)
+        MatchSeat.objects.filter(
+            public("match__"), bot_id=bot_id, match__status=MatchStatus.FINISHED
+        )
         .values("match__variant_id", "match__variant__name")
         .annotate(matches=Count("pk"))
         .order_by("-matches", "match__variant__name")
@@ -286,6 +295,7 @@ def _opponents(bot_id: int, variant_id: int) -> list[OpponentLine]:
     mine = F("match__seats__score")
     rows = (
         MatchSeat.objects.filter(
+            public("match__"),
             match__seats__bot_id=bot_id,
             match__variant_id=variant_id,
             match__status=MatchStatus.FINISHED,

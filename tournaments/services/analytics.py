@@ -2,8 +2,8 @@
 by hand size and place relative to the dealer (``SeatTally``), and dropping cached analytics
 once something they show has changed.
 
-Every finished match is public (its page, replay and results are shown to anyone), so each is
-tallied: the reads (tournaments/selectors/analytics.py) need no other filter.
+Analytics show public data only: a scrimmage's matches are private (tournaments/selectors/
+matches.py, ``public``), so they are never tallied; every other finished match is.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from django.db import transaction
 
 from tournaments.cache_keys import bot_analytics_key
 from tournaments.models import Match, MatchSeat, MatchStatus, Replay, SeatTally
+from tournaments.selectors.matches import public
 
 log = logging.getLogger(__name__)
 
@@ -62,8 +63,10 @@ def seat_tallies_write(
 
     Part of recording the outcome (tournaments/services/outcomes.py): same transaction, so a
     match is tallied exactly when it is finished. Drops the seated bots' cached analytics once
-    committed.
+    committed. A scrimmage's match is private and is not tallied (0 rows).
     """
+    if match.scrimmage_id is not None:
+        return 0
     seats = list(seats)
     players = int(replay["players"])
     rows = [
@@ -100,7 +103,7 @@ def forget_bot_analytics(pairs: set[tuple[int, int]]) -> None:
 
 
 def seat_tallies_backfill(*, chunk: int = BACKFILL_CHUNK) -> int:
-    """Tally every finished match recorded before tallies were written; return how many.
+    """Tally every finished public match recorded before tallies were written; return how many.
 
     Resumable and safe to run again: a match is tallied in one transaction, and one whose
     seats already have tallies is skipped.
@@ -109,7 +112,9 @@ def seat_tallies_backfill(*, chunk: int = BACKFILL_CHUNK) -> int:
     last = 0
     while True:
         ids = list(
-            Match.objects.filter(status=MatchStatus.FINISHED, pk__gt=last, replay__isnull=False)
+            Match.objects.filter(
+                public(), status=MatchStatus.FINISHED, pk__gt=last, replay__isnull=False
+            )
             .exclude(seats__tallies__isnull=False)
             .order_by("pk")
             .values_list("pk", flat=True)[:chunk]
@@ -123,7 +128,7 @@ def seat_tallies_backfill(*, chunk: int = BACKFILL_CHUNK) -> int:
             "pk", "match_id", "seat", "bot_id"
         ):
             seats.setdefault(seat.match_id, []).append(seat)
-        matches = Match.objects.filter(pk__in=ids).only("pk", "variant_id")
+        matches = Match.objects.filter(pk__in=ids).only("pk", "variant_id", "scrimmage_id")
         for match in matches:
             with transaction.atomic():
                 seat_tallies_write(match=match, seats=seats[match.pk], replay=replays[match.pk])

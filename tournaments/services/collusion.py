@@ -1,7 +1,8 @@
 """Scan each variant's rated history for pairs of bots that work together, and store the flags.
 
 Every ``COLLUSION_SECONDS`` (the beat entry ``scan-collusion``, on the bulk queue) each variant's
-latest ``COLLUSION_MAX_MATCHES`` rated matches are read as the batch ranks read them
+latest ``COLLUSION_MAX_MATCHES`` matches that changed the ratings (``counted_matches``: never a
+scrimmage's or an unrated tournament's) are read as the batch ranks read them
 (``match_standing``: by total, equal totals sharing a place, disqualified seats sharing last;
 a duplicate group's rotations as one unit), and every pair of bots with
 ``COLLUSION_MIN_TABLES`` tables together and as many apart is tested (tournaments/collusion.py).
@@ -24,9 +25,9 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from tournaments.collusion import PairEvidence, detect
-from tournaments.models import CollusionFlag, CollusionScan, Match
+from tournaments.models import CollusionFlag, CollusionScan
 from tournaments.rank_intervals import Finish
-from tournaments.services.ratings import match_standing, seats_by_match
+from tournaments.services.ratings import counted_matches, match_standing, seats_by_match
 
 COLLUSION_LOCK_KEY = 7_042_020  # with the variant's id: one writer of a variant's scan at a time
 
@@ -46,7 +47,8 @@ def _read(variant_id: int) -> ScanInput | None:
     """The variant's latest rated matches, oldest first, grouped as they were rated."""
     read_at = timezone.now()
     rows = list(
-        Match.objects.filter(variant_id=variant_id, rated=True)
+        counted_matches()
+        .filter(variant_id=variant_id)
         .order_by("-rating_sequence")
         .values_list("pk", "rating_group")[: settings.COLLUSION_MAX_MATCHES]
     )
@@ -128,7 +130,7 @@ def _store(variant_id: int, read: ScanInput, found: list[PairEvidence]) -> bool:
 def collusion_scan_all() -> dict[str, int]:
     """Scan every variant with rated matches whose stored scan is not current; count them."""
     counts = {"scanned": 0, "current": 0}
-    rated = Match.objects.filter(rated=True).values_list("variant_id", flat=True)
+    rated = counted_matches().values_list("variant_id", flat=True)
     for variant_id in rated.distinct().order_by("variant_id"):
         counts["scanned" if collusion_scan(variant_id=variant_id) else "current"] += 1
     return counts

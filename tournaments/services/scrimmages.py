@@ -20,6 +20,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Sum
 from django.utils import timezone
 
+from arena.timebank import DEFAULT_TIME_BANK_MS, MAX_TIME_BANK_MS
 from engine.dealing import MAX_SEED
 from engine.errors import InvalidVariantError
 from tournaments.errors import ApplicationError, QuotaExceededError
@@ -79,6 +80,7 @@ class ScrimmageRequest:
     reference_players: Sequence[str] = ()
     seed: int | None = None
     time_limit_ms: int | None = None
+    time_bank_ms: int = DEFAULT_TIME_BANK_MS
 
 
 def _own_bot(owner: User, bot_id: int) -> Bot:
@@ -180,6 +182,10 @@ def _check_series(request: ScrimmageRequest) -> None:
         raise ApplicationError(
             "The time limit is from 10 to 120000 milliseconds.", field="time_limit_ms"
         )
+    if not 0 <= request.time_bank_ms <= MAX_TIME_BANK_MS:
+        raise ApplicationError(
+            f"The time bank is from 0 to {MAX_TIME_BANK_MS} milliseconds.", field="time_bank_ms"
+        )
 
 
 def scrimmage_create(*, owner: User, request: ScrimmageRequest) -> Scrimmage:
@@ -212,6 +218,7 @@ def scrimmage_create(*, owner: User, request: ScrimmageRequest) -> Scrimmage:
             match_count=request.matches,
             seed=request.seed,
             time_limit_ms=time_limit,
+            time_bank_ms=request.time_bank_ms,
         )
         ScrimmageOpponent.objects.bulk_create(
             ScrimmageOpponent(scrimmage=scrimmage, bot=o, position=i)
@@ -226,6 +233,7 @@ def scrimmage_create(*, owner: User, request: ScrimmageRequest) -> Scrimmage:
                 if request.seed is None
                 else scrimmage_deal_seed(request.seed, number),
                 time_limit_ms=time_limit,
+                time_bank_ms=request.time_bank_ms,
                 scrimmage=scrimmage,
                 round=number,
             )

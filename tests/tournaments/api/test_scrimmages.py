@@ -12,6 +12,7 @@ import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
+from arena.timebank import DEFAULT_TIME_BANK_MS, MAX_TIME_BANK_MS
 from tests.support.users import client_for
 from tests.tournaments.dashboard.world import play_and_record
 from tournaments.models import (
@@ -146,6 +147,13 @@ def test_only_the_owner_sets_the_flag_and_it_is_off_by_default(owner_client, oth
         ({"opponents": [999999], "reference_players": ["random"]}, "opponents", "no bot"),
         ({"reference_players": ["random"], "seed": -1}, "seed", ""),
         ({"reference_players": ["random"], "variant": "no-such-variant"}, "variant", ""),
+        ({"reference_players": ["random"], "time_bank_ms": -1}, "time_bank_ms", ""),
+        (
+            {"reference_players": ["random"], "time_bank_ms": MAX_TIME_BANK_MS + 1},
+            "time_bank_ms",
+            str(MAX_TIME_BANK_MS),
+        ),
+        ({"reference_players": ["random"], "time_bank_ms": "500"}, "time_bank_ms", ""),
     ],
 )
 def test_a_refusal_names_the_field(owner_client, mine, oh_hell, fields, field, words):
@@ -302,3 +310,44 @@ def test_a_scrimmage_can_be_played_by_a_second_owner_in_a_custom_variant(
     )
     assert answer.status_code == 202, answer.json()
     assert answer.json()["variant"] == short_variant.name
+
+
+def test_every_match_of_a_scrimmage_has_the_time_bank_asked_for(owner_client, mine, oh_hell):
+    answer = ask(owner_client, mine[0], reference_players=PAIR, matches=2, time_bank_ms=2500)
+    assert answer.status_code == 202, answer.json()
+    body = answer.json()
+    assert body["time_bank_ms"] == 2500
+    scrimmage = Scrimmage.objects.get(pk=body["id"])
+    assert scrimmage.time_bank_ms == 2500
+    assert set(scrimmage.matches.values_list("time_bank_ms", flat=True)) == {2500}
+    # None at all, as a competition may give.
+    none = ask(owner_client, mine[0], reference_players=PAIR, time_bank_ms=0).json()
+    assert none["time_bank_ms"] == 0
+    assert Match.objects.get(scrimmage_id=none["id"]).time_bank_ms == 0
+
+
+def test_a_scrimmage_left_without_a_time_bank_has_the_competitions_default(
+    owner_client, mine, oh_hell
+):
+    body = ask(owner_client, mine[0], reference_players=PAIR).json()
+    assert body["time_bank_ms"] == DEFAULT_TIME_BANK_MS
+    assert Match.objects.get(scrimmage_id=body["id"]).time_bank_ms == DEFAULT_TIME_BANK_MS
+
+
+def test_the_practice_page_asks_for_the_time_bank(owner, mine, oh_hell):
+    pages = Client()
+    pages.force_login(owner)
+    url = f"/my/bots/{mine[0].pk}/practice/"
+    form = {"reference_players": PAIR, "variant": oh_hell.name, "matches": 1}
+    assert 'name="time_bank_ms"' in pages.get(url).content.decode()
+    refused = pages.post(url, {**form, "time_bank_ms": MAX_TIME_BANK_MS + 1})
+    assert refused.status_code == 400 and not Scrimmage.objects.exists()
+    assert "time_bank_ms" in refused.context["form"].errors
+    assert pages.post(url, {**form, "time_bank_ms": 700}).status_code == 302
+    assert pages.post(url, {**form, "time_bank_ms": ""}).status_code == 302
+    banks = Scrimmage.objects.order_by("pk").values_list("time_bank_ms", flat=True)
+    assert list(banks) == [700, DEFAULT_TIME_BANK_MS]
+    assert set(Match.objects.values_list("time_bank_ms", flat=True)) == {
+        700,
+        DEFAULT_TIME_BANK_MS,
+    }

@@ -563,11 +563,14 @@ def test_an_author_asks_for_a_scrimmage_follows_it_and_watches_its_replay(
     page.get_by_label("Variant").select_option(short_variant.name)
     page.get_by_label("Matches").fill("2")
     page.get_by_label("Seed").fill("42")
+    page.get_by_label("Time bank (ms)").fill("2000")
     shoot(page, "practice")
     page.get_by_role("button", name="Start the scrimmage").click()
     page.wait_for_url("**/my/scrimmages/*/")
     scrimmage = Scrimmage.objects.get(bot=practising)
     assert scrimmage.seed == 42 and scrimmage.variant == short_variant
+    assert scrimmage.time_bank_ms == 2000
+    assert set(scrimmage.matches.values_list("time_bank_ms", flat=True)) == {2000}
     names = {o.bot.name for o in scrimmage.opponent_entries.select_related("bot")}
     assert names == {"sparring", "reference:random", "reference:heuristic"}
     page.evaluate("window.loadedOnce = true")

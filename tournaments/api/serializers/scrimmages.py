@@ -9,7 +9,12 @@ from rest_framework import serializers
 from rest_framework.reverse import reverse
 
 from engine.dealing import MAX_SEED
-from tournaments.api.serializers.fields import StrictIntegerField, VariantRefField
+from tournaments.api.serializers.fields import (
+    TIME_BANK_HELP,
+    StrictIntegerField,
+    VariantRefField,
+    time_bank_field,
+)
 from tournaments.api.serializers.matches import MatchOutput
 from tournaments.models import ReferencePlayer, Scrimmage
 from tournaments.selectors.scrimmages import scrimmage_matches, scrimmage_status
@@ -51,6 +56,7 @@ class ScrimmageInput(serializers.Serializer):
     time_limit_ms = StrictIntegerField(
         min_value=10, max_value=120_000, required=False, allow_null=True, default=None
     )
+    time_bank_ms = time_bank_field()
 
 
 class ScrimmageBotOutput(serializers.Serializer):
@@ -74,6 +80,7 @@ class ScrimmageOutput(serializers.ModelSerializer):
 
     class Meta:
         model = Scrimmage
+        extra_kwargs = {"time_bank_ms": {"help_text": TIME_BANK_HELP}}
         fields = [
             "id",
             "url",
@@ -85,6 +92,7 @@ class ScrimmageOutput(serializers.ModelSerializer):
             "matches_ended",
             "seed",
             "time_limit_ms",
+            "time_bank_ms",
             "created_at",
             "finished_at",
         ]
