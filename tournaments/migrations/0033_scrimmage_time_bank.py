@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("tournaments", "0031_scrimmages"),
+        ("tournaments", "0032_ladder_recent_index"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
