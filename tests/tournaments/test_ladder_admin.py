@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from arena.timebank import DEFAULT_TIME_BANK_MS
 from tournaments.models import Ladder, LadderStatus, Variant
 from tournaments.models.ladders import LADDER_DUPLICATE_HELP
 from tournaments.services.ladders import ladder_ensure_default
@@ -41,7 +42,13 @@ def test_the_admin_form_says_what_duplicate_exposes_and_leaves_it_off(admin_clie
 
 def test_staff_switch_a_ladder_on_and_an_unseatable_table_is_refused(admin_client, presets):
     blackout = Variant.objects.get(name="blackout")
-    form = {"variant": blackout.pk, "table_size": 8, "time_limit_ms": 1000, "duplicate": "on"}
+    form = {
+        "variant": blackout.pk,
+        "table_size": 8,
+        "time_limit_ms": 1000,
+        "time_bank_ms": DEFAULT_TIME_BANK_MS,
+        "duplicate": "on",
+    }
     response = admin_client.post(f"{URL}add/", form)
     assert response.status_code == 200  # the form again, with the error
     assert not Ladder.objects.filter(variant=blackout).exists()
