@@ -65,7 +65,7 @@ def test_the_hello_is_signed_with_the_bots_secret(scripted):
     bot = scripted("ok")
     ScriptedBot.received.clear()
     bot_verify(bot=bot)
-    request = ScriptedBot.received[-1]
+    request = ScriptedBot.received[0]  # the hello, before the signing probes sent at once
     assert json.loads(request["body"])["type"] == "hello"
     assert json.loads(request["body"])["protocol"] == "ohhell/1"
     assert verify_signature(bot.secret, request["body"], request["headers"])
