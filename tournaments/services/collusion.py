@@ -27,7 +27,7 @@ from django.utils import timezone
 from tournaments.collusion import PairEvidence, detect
 from tournaments.models import CollusionFlag, CollusionScan
 from tournaments.rank_intervals import Finish
-from tournaments.services.ratings import counted_matches, match_standing, seats_by_match
+from tournaments.services.ratings import counted_matches, latest_finishes
 
 COLLUSION_LOCK_KEY = 7_042_020  # with the variant's id: one writer of a variant's scan at a time
 
@@ -46,29 +46,16 @@ class ScanInput:
 def _read(variant_id: int) -> ScanInput | None:
     """The variant's latest rated matches, oldest first, grouped as they were rated."""
     read_at = timezone.now()
-    rows = list(
-        counted_matches()
-        .filter(variant_id=variant_id)
-        .order_by("-rating_sequence")
-        .values_list("pk", "rating_group")[: settings.COLLUSION_MAX_MATCHES]
-    )
-    if not rows:
+    units = latest_finishes(variant_id=variant_id, limit=settings.COLLUSION_MAX_MATCHES)
+    if not units:
         return None
-    rows.reverse()
-    seats = seats_by_match([pk for pk, _ in rows])
-    units: dict[str | int, list[Finish]] = {}
-    for pk, group in rows:
-        standing = match_standing(seats[pk])
-        units.setdefault(group or pk, []).append(
-            Finish(bots=tuple(standing.bots), places=tuple(standing.ranks))
-        )
     decided_by = (
-        [[(f.bots, f.places) for f in unit] for unit in units.values()],
+        [[(f.bots, f.places) for f in unit] for unit in units],
         settings.COLLUSION_MIN_TABLES,
         settings.COLLUSION_FALSE_DISCOVERY_RATE,
     )
     digest = hashlib.sha256(repr(decided_by).encode()).hexdigest()
-    return ScanInput(list(units.values()), len(rows), digest, read_at)
+    return ScanInput(units, sum(len(unit) for unit in units), digest, read_at)
 
 
 def collusion_scan(*, variant_id: int) -> bool:

@@ -27,7 +27,7 @@ from django.utils import timezone
 
 from tournaments.models import RankFit, RankInterval
 from tournaments.rank_intervals import Finish, RankIntervals, bootstrap
-from tournaments.services.ratings import counted_matches, match_standing, seats_by_match
+from tournaments.services.ratings import counted_matches, latest_finishes
 
 RANK_FIT_LOCK_KEY = 7_042_019  # with the variant's id: one writer of a variant's fit at a time
 
@@ -48,29 +48,16 @@ def _history(variant_id: int) -> History | None:
     were rated (never an unrated tournament's or a scrimmage's: handled by the rating writer,
     but without a place in the rating sequence)."""
     read_at = timezone.now()
-    rows = list(
-        counted_matches()
-        .filter(variant_id=variant_id)
-        .order_by("-rating_sequence")
-        .values_list("pk", "rating_group")[: settings.RANK_INTERVALS_MAX_MATCHES]
-    )
-    if not rows:
+    units = latest_finishes(variant_id=variant_id, limit=settings.RANK_INTERVALS_MAX_MATCHES)
+    if not units:
         return None
-    rows.reverse()
-    seats = seats_by_match([pk for pk, _ in rows])
-    units: dict[str | int, list[Finish]] = {}
-    for pk, group in rows:
-        standing = match_standing(seats[pk])
-        units.setdefault(group or pk, []).append(
-            Finish(bots=tuple(standing.bots), places=tuple(standing.ranks))
-        )
     decided_by = (
-        [[(f.bots, f.places) for f in unit] for unit in units.values()],
+        [[(f.bots, f.places) for f in unit] for unit in units],
         settings.RANK_INTERVALS_RESAMPLES,
         settings.RANK_INTERVALS_MIN_MATCHES,
     )
     digest = hashlib.sha256(repr(decided_by).encode()).hexdigest()
-    return History(list(units.values()), len(rows), digest, read_at)
+    return History(units, sum(len(unit) for unit in units), digest, read_at)
 
 
 def rank_intervals_fit(*, variant_id: int) -> bool:

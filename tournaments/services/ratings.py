@@ -46,6 +46,7 @@ from tournaments.models import (
     Tournament,
     Variant,
 )
+from tournaments.rank_intervals import Finish
 from tournaments.rating_math import RatingParams, new_version_sigma, rate
 from tournaments.services.analytics import forget_bot_analytics
 
@@ -403,6 +404,27 @@ def sequence_of(version: BotVersion) -> int:
 def counted_matches() -> QuerySet[Match]:
     """The matches that changed the public ratings, the ones a recompute replays."""
     return Match.objects.filter(rated=True, rating_sequence__isnull=False)
+
+
+def latest_finishes(*, variant_id: int, limit: int) -> list[list[Finish]]:
+    """The finishing orders of a variant's latest ``limit`` matches that changed its ratings,
+    oldest first, grouped as they were rated (a duplicate group's rotations together): what the
+    batch ranks and the collusion scan read."""
+    rows = list(
+        counted_matches()
+        .filter(variant_id=variant_id)
+        .order_by("-rating_sequence")
+        .values_list("pk", "rating_group")[:limit]
+    )
+    rows.reverse()
+    seats = seats_by_match([pk for pk, _ in rows])
+    units: dict[str | int, list[Finish]] = {}
+    for pk, group in rows:
+        standing = match_standing(seats[pk])
+        units.setdefault(group or pk, []).append(
+            Finish(bots=tuple(standing.bots), places=tuple(standing.ranks))
+        )
+    return list(units.values())
 
 
 def _split_counted(units: list[list[Match]]) -> tuple[list[list[Match]], list[Match]]:
