@@ -128,9 +128,9 @@ def load(args: argparse.Namespace) -> None:
         "INSERT INTO tournaments_bot (name, description, endpoint_url, secret, status,"
         " disabled_cause, disabled_reason, consecutive_failures, created_at, updated_at,"
         " owner_id, ladder_opt_in, version, accept_invitations, endpoint_addresses,"
-        " security_warnings) SELECT 'bot-' || g, '', 'https://b' || g || '.example.org/',"
-        " 's' || g, 'active', '', '', 0, now(), now(),"
-        " (SELECT min(id) FROM auth_user) + g %% %s, true, 1, true, '[]', '[]'"
+        " security_warnings, accepts_scrimmages, reference_player) SELECT 'bot-' || g, '',"
+        " 'https://b' || g || '.example.org/', 's' || g, 'active', '', '', 0, now(), now(),"
+        " (SELECT min(id) FROM auth_user) + g %% %s, true, 1, true, '[]', '[]', false, ''"
         " FROM generate_series(0, %s) AS g",
         [owners, args.bots - 1],
     )
