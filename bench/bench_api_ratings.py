@@ -70,9 +70,9 @@ MATCH_COLUMNS = [
     *("id", "variant_id", "seed", "started_at", "finished_at", "created_at", "updated_at"),
     *("rated_at", "rating_sequence", "rated", "status", "round", "duplicate_group"),
     *("time_limit_ms", "attempts", "max_attempts", "claimed_by", "error", "rating_group"),
-    *("unsent", "time_bank_ms"),
+    *("unsent", "time_bank_ms", "table_round"),
 ]
-MATCH_FIXED = (True, "finished", 0, "", 1000, 1, 3, "", "", "", False, 0)
+MATCH_FIXED = (True, "finished", 0, "", 1000, 1, 3, "", "", "", False, 0, "")
 HISTORY_COLUMNS = [
     *("bot_id", "variant_id", "match_id", "sequence"),
     *("mu_before", "sigma_before", "mu_after", "sigma_after", "at"),

@@ -89,12 +89,12 @@ MATCHES_SQL = """
 INSERT INTO tournaments_match (
     id, ladder_id, variant_id, round, duplicate_group, seed, time_limit_ms, status, attempts,
     max_attempts, claimed_by, error, started_at, finished_at, rated, rated_at, rating_sequence,
-    rating_group, created_at, updated_at, unsent, time_bank_ms)
+    rating_group, created_at, updated_at, unsent, time_bank_ms, table_round)
 SELECT %(first)s + g, %(ladder)s, %(variant)s, 0, '', g, 1000,
     CASE WHEN g < %(count)s THEN 'finished' ELSE 'running' END, 1, 3, '', '',
     t - interval '1 minute', CASE WHEN g < %(count)s THEN t END, g < %(count)s,
     CASE WHEN g < %(count)s THEN t END, CASE WHEN g < %(count)s THEN %(first)s + g END,
-    '', t - interval '2 minutes', t, false, 0
+    '', t - interval '2 minutes', t, false, 0, ''
 FROM generate_series(0, %(count)s + %(open)s - 1) AS g,
     LATERAL (SELECT now() - GREATEST(%(count)s - g, 0) * %(step)s * interval '1 second') AS x(t)
 """
@@ -120,9 +120,14 @@ def load(args: argparse.Namespace) -> None:
     owners = max(1, args.bots // 2)
     _execute(
         "INSERT INTO auth_user (password, is_superuser, username, first_name, last_name, email,"
-        " is_staff, is_active, date_joined) SELECT '!', false, 'owner' || g, '', '', '', false,"
-        " true, now() FROM generate_series(1, %s) AS g",
+        " is_staff, is_active, date_joined) SELECT '!', false, 'owner' || g, '', '',"
+        " 'owner' || g || '@example.org', false, true, now() FROM generate_series(1, %s) AS g",
         [owners],
+    )
+    # Every account confirmed its address: the ladders seat bots of confirmed accounts only.
+    _execute(
+        "INSERT INTO tournaments_confirmedemail (user_id, email, confirmed_at)"
+        " SELECT id, email, now() FROM auth_user"
     )
     _execute(
         "INSERT INTO tournaments_bot (name, description, endpoint_url, secret, status,"
@@ -224,6 +229,8 @@ def top_up(ladder_id: int, other_id: int) -> Call:
         elapsed = (time.perf_counter() - started) * 1000
         rows = _reads() - before
         transaction.set_rollback(True)
+    if made != 1:
+        raise RuntimeError(f"a top-up made {made} tables, expected 1")
     return Call(elapsed, rows, made)
 
 
@@ -321,11 +328,23 @@ def main() -> None:
     prepare(args)
     speed.setup_django()
     from django.test.utils import override_settings
+    from django.utils import timezone
 
     from tournaments.models import Ladder
+    from tournaments.services.shares import shares_rebuild
 
     large = Ladder.objects.get(variant__name=LARGE).pk
     small = Ladder.objects.get(variant__name=SMALL).pk
+    # A running ladder's shares are counted (its first top-up did it; each call below is rolled
+    # back, so it would count them afresh every time).
+    started = time.perf_counter()
+    for ladder in Ladder.objects.filter(pk__in=[large, small]):
+        shares_rebuild(ladder, now=timezone.now())
+    print(f"shares counted from the last day's tables in {time.perf_counter() - started:.1f} s")
+    from django.db import connection
+
+    connection.close()  # VACUUM runs outside a transaction, as autovacuum would after a rebuild
+    subprocess.run([*speed.PSQL, "-d", DB_NAME, "-c", "VACUUM ANALYZE tournaments_laddershare"])
     # One table short of the tables playing: each top-up makes one table.
     with override_settings(LADDER_MATCHES_IN_FLIGHT=args.open + 1):
         if args.explain:

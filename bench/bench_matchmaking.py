@@ -9,6 +9,8 @@ bots are free again and a new table is picked from the free bots by the policy:
 
 - ``matchmaker``: ``tournaments.formats.matchmaking.pick_tables`` with its default parameters,
   as the ladder service calls it (rating, provisional flag, tables in the last day, seats);
+- ``slate``: the same, over the ladder's slate only (``matchmaking.slate``: the
+  ``LADDER_SLATE_BOTS`` free bots furthest behind their share), as the ladder calls it now;
 - ``random``: four free bots drawn uniformly, seats in random order.
 
 Newcomers join at random times in the first half of the run. ``--owners N`` gives each bot an
@@ -47,8 +49,14 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 from bench_ratings_quality import order_counts  # noqa: E402
+from django.conf import settings  # noqa: E402
 
-from tournaments.formats.matchmaking import Candidate, pick_tables  # noqa: E402
+from tournaments.formats.matchmaking import (  # noqa: E402
+    Candidate,
+    pick_tables,
+    slate,
+    slate_size,
+)
 from tournaments.rating_math import (  # noqa: E402
     RatingParams,
     conservative,
@@ -94,11 +102,19 @@ def matchmaker(free: list[Bot], rng: random.Random) -> tuple[int, ...]:
     return table
 
 
+def slated(free: list[Bot], rng: random.Random) -> tuple[int, ...]:
+    """The matchmaker over the ladder's slate: the free bots furthest behind their share."""
+    size = slate_size(TABLE, 1, settings.LADDER_SLATE_BOTS)
+    front = slate([bot.candidate() for bot in free], size, rng)
+    (table,) = pick_tables(front, TABLE, 1, rng)
+    return table
+
+
 def uniform(free: list[Bot], rng: random.Random) -> tuple[int, ...]:
     return tuple(bot.id for bot in rng.sample(free, TABLE))
 
 
-POLICIES: dict[str, Policy] = {"matchmaker": matchmaker, "random": uniform}
+POLICIES: dict[str, Policy] = {"matchmaker": matchmaker, "slate": slated, "random": uniform}
 
 
 @dataclass
@@ -250,7 +266,7 @@ def main() -> None:
     )
     results: dict[str, list[Result]] = {name: [] for name in POLICIES}
     for round_ in range(args.rounds):
-        order = list(POLICIES) if round_ % 2 == 0 else list(reversed(POLICIES))
+        order = list(POLICIES)[round_ % len(POLICIES) :] + list(POLICIES)[: round_ % len(POLICIES)]
         for name in order:
             result = simulate(
                 POLICIES[name],
@@ -284,11 +300,11 @@ def main() -> None:
         rows.append((f"mean rank error after {checkpoint} matches", error_at(checkpoint, 0), 1))
         rows.append((f"Kendall tau after {checkpoint} matches", error_at(checkpoint, 1), 3))
     print()
-    print(f"| figure (median of {args.rounds} rounds, min..max) | matchmaker | random |")
-    print("|---|---|---|")
+    print(f"| figure (median of {args.rounds} rounds, min..max) | " + " | ".join(POLICIES) + " |")
+    print("|---|" + "---|" * len(POLICIES))
     for label, get, digits in rows:
         cells = [spread([get(r) for r in results[name]], digits) for name in POLICIES]
-        print(f"| {label} | {cells[0]} | {cells[1]} |")
+        print(f"| {label} | " + " | ".join(cells) + " |")
 
 
 def error_at(checkpoint: int, figure: int) -> Callable[[Result], float]:

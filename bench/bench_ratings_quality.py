@@ -319,6 +319,20 @@ def concurrent_steps(fixtures: Sequence[Fixture], games: dict[GameKey, Scores]) 
     return steps
 
 
+# The smaller ladder round measured beside the whole round (the ladders' default, ROUND_TABLES).
+BLOCK_TABLES = 4
+
+
+def block_steps(fixtures: Sequence[Fixture], games: dict[GameKey, Scores]) -> list[Update]:
+    """Rate a round's tables in blocks of ``BLOCK_TABLES`` consecutive tables, each block one
+    update of its bots ranked by final points (a 16-bot round is one block)."""
+    steps = []
+    for tables in _rounds(fixtures):
+        for start in range(0, len(tables), BLOCK_TABLES):
+            steps += concurrent_steps(tables[start : start + BLOCK_TABLES], games)
+    return steps
+
+
 # The batch fit refits once this many table-games have ended (whole rounds): the platform
 # refits on a timer, not after every match, and a fit of 1,600 games costs far more than an
 # update (bench/README.md, "Realistic fields").
@@ -740,6 +754,7 @@ class FieldArm(NamedTuple):
 
 
 PER_TABLE = "per-table live updates (TrueSkill)"
+BLOCKS = f"blocks of {BLOCK_TABLES} tables as one update (TrueSkill)"
 FIELD_ARMS: dict[str, FieldArm] = {
     PER_TABLE: FieldArm(Pool.RANDOM, per_match_steps, lambda n: TrueSkillRater(n, BASE)),
     "per-table live, TrueSkill tau 0": FieldArm(
@@ -751,6 +766,7 @@ FIELD_ARMS: dict[str, FieldArm] = {
     "concurrent tables as one update (TrueSkill)": FieldArm(
         Pool.RANDOM, concurrent_steps, lambda n: TrueSkillRater(n, BASE)
     ),
+    BLOCKS: FieldArm(Pool.RANDOM, block_steps, lambda n: TrueSkillRater(n, BASE)),
     "batch fit (rank_intervals.fit), refitted every 16 table-games": FieldArm(
         Pool.RANDOM, batch_steps, BatchRater
     ),

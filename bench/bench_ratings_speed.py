@@ -202,6 +202,7 @@ MATCH_COLUMNS = [
     *("variant_id", "round", "duplicate_group", "seed", "time_limit_ms", "status"),
     *("attempts", "max_attempts", "claimed_by", "error", "started_at", "finished_at"),
     *("rated", "created_at", "updated_at", "rating_group", "unsent", "time_bank_ms"),
+    "table_round",
 ]
 SEAT_COLUMNS = [
     *("match_id", "seat", "bot_id", "score", "rank"),
@@ -243,6 +244,7 @@ def load_unrated_matches(count: int, bot_ids: list[int], variant_id: int, seed: 
                 "",
                 False,
                 0,
+                "",
             )
             for t in times
         ),

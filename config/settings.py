@@ -343,6 +343,9 @@ LADDER_MATCHES_IN_FLIGHT = env_int("LADDER_MATCHES_IN_FLIGHT", 4, minimum=1, max
 # cannot take the ladder's tables from everyone else.
 LADDER_MAX_BOTS_PER_OWNER = env_int("LADDER_MAX_BOTS_PER_OWNER", 3, minimum=1, maximum=1000)
 LADDER_MAX_TABLES_PER_OWNER = env_int("LADDER_MAX_TABLES_PER_OWNER", 2, minimum=1, maximum=1000)
+# A top-up hands the matchmaker this many of the free bots furthest behind their share (or four
+# times the seats it wants, if more), read in SQL, so its cost does not grow with the field.
+LADDER_SLATE_BOTS = env_int("LADDER_SLATE_BOTS", 256, minimum=16, maximum=100_000)
 # Tournaments: matches each keeps sent to the workers and not yet ended; the rest wait unsent
 # and are sent as these end. One tournament's share of the matches queue stays bounded, and a
 # cancelled one leaves at most this many messages in front of other tournaments' matches.

@@ -336,7 +336,14 @@ class TournamentAdmin(admin.ModelAdmin):
 class LadderForm(forms.ModelForm):
     class Meta:
         model = Ladder
-        fields = ["variant", "table_size", "time_limit_ms", "time_bank_ms", "duplicate"]
+        fields = [
+            "variant",
+            "table_size",
+            "time_limit_ms",
+            "time_bank_ms",
+            "duplicate",
+            "round_tables",
+        ]
 
     def clean(self) -> dict:
         data = super().clean() or {}
@@ -361,6 +368,7 @@ class LadderAdmin(admin.ModelAdmin):
         "time_limit_ms",
         "time_bank_ms",
         "duplicate",
+        "round_tables",
         "created_at",
     ]
     list_filter = ["status"]

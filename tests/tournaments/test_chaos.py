@@ -64,24 +64,24 @@ def _progress(at_least: int, what: str) -> None:
     wait_for(lambda: _finished() >= target, SETTLE_SECONDS, what)
 
 
-def _waiting_rotation(match: Match) -> bool:
-    """A finished ladder rotation whose group still has rotations to play (rated with them)."""
-    return (
-        match.duplicate_group != ""
-        and Match.objects.filter(
-            ladder=match.ladder,
-            duplicate_group=match.duplicate_group,
-            status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING],
-        ).exists()
+def _waiting_group(match: Match) -> bool:
+    """A finished ladder rotation or round table whose group still has matches to play (rated
+    with them)."""
+    together = Match.objects.filter(
+        ladder=match.ladder, status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING]
     )
+    if match.duplicate_group:
+        return together.filter(duplicate_group=match.duplicate_group).exists()
+    return match.table_round != "" and together.filter(table_round=match.table_round).exists()
 
 
 def _settled() -> bool:
-    """Nothing in play and every finished match rated, but rotations waiting on a paused ladder."""
+    """Nothing in play and every finished match rated, but rotations and round tables waiting
+    on a paused ladder."""
     if _running():
         return False
     unrated = Match.objects.filter(status=MatchStatus.FINISHED, rated=False)
-    return all(_waiting_rotation(match) for match in unrated)
+    return all(_waiting_group(match) for match in unrated)
 
 
 def test_matches_end_once_and_ratings_equal_a_recompute_through_kills_and_outages(

@@ -48,10 +48,14 @@ def test_staff_switch_a_ladder_on_and_an_unseatable_table_is_refused(admin_clien
         "time_limit_ms": 1000,
         "time_bank_ms": DEFAULT_TIME_BANK_MS,
         "duplicate": "on",
+        "round_tables": 8,
     }
     response = admin_client.post(f"{URL}add/", form)
     assert response.status_code == 200  # the form again, with the error
     assert not Ladder.objects.filter(variant=blackout).exists()
+    response = admin_client.post(f"{URL}add/", {**form, "table_size": 4, "round_tables": 17})
+    assert response.status_code == 200  # refused, the error on the field
+    assert set(response.context["adminform"].form.errors) == {"round_tables"}
     response = admin_client.post(f"{URL}add/", {**form, "table_size": 4})
     assert response.status_code == 302
     assert Ladder.objects.get(variant=blackout).status == LadderStatus.RUNNING

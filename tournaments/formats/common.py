@@ -32,6 +32,8 @@ class Fixture:
     seats: tuple[int, ...]
     seed: int
     duplicate_group: str = ""
+    # A ladder round its table is rated with (Match.table_round); "" elsewhere.
+    table_round: str = ""
 
 
 def fixture_seed(seed: int, *parts: object) -> int:

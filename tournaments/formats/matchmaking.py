@@ -13,6 +13,9 @@ gathers the values and creates the matches).
   rating (``mu - 3 sigma``), chosen among the bots behind their share, so tables are even, which
   is what teaches TrueSkill most. A share of tables (``explore``) instead takes opponents at
   random, so bots also meet the rest of the field (Halite's seed-and-nearest with exploration).
+- **Slate.** A ladder hands the matchmaker only its free bots furthest behind their share
+  (``slate``), a few times the seats it wants, so a pick costs the same at any field size; the
+  seed and its nearest opponents come from the front of that order anyway.
 - **One table at a time per bot.** A bot is seated at most once per call, and the caller
   passes only bots not already playing.
 - **Seats.** Each table is seated so every bot leans towards the seat positions it has used
@@ -85,6 +88,29 @@ def share_weight(bot: Candidate, params: MatchmakingParams) -> float:
 def owed(bot: Candidate, params: MatchmakingParams) -> float:
     """Recent tables per share (lower: further behind); the next table's seed has the least."""
     return (bot.recent + 1) / share_weight(bot, params)
+
+
+def slate_size(table_size: int, tables: int, least: int) -> int:
+    """How many of the free bots furthest behind their share a ladder hands ``pick_tables`` for
+    ``tables`` tables: ``least`` (``LADDER_SLATE_BOTS``), or four times the seats if more."""
+    return max(least, 4 * tables * table_size)
+
+
+def slate(
+    candidates: Sequence[Candidate],
+    size: int,
+    rng: random.Random,
+    params: MatchmakingParams | None = None,
+) -> list[Candidate]:
+    """The ``size`` candidates furthest behind their share (least ``owed``; ties at random), in
+    that order: the bots a ladder's top-up hands ``pick_tables``. The ladder reads the same
+    slate in SQL (``ladder_slate`` in tournaments/selectors/ladders.py), so a top-up never
+    builds the whole field of a large ladder."""
+    params = params or MatchmakingParams()
+    order = list(candidates)
+    rng.shuffle(order)
+    order.sort(key=lambda bot: owed(bot, params))
+    return order[:size]
 
 
 def pick_tables(

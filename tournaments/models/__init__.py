@@ -23,7 +23,7 @@ from tournaments.models.competitions import (
     TournamentStatus,
 )
 from tournaments.models.faults import FaultKind
-from tournaments.models.ladders import Ladder, LadderStatus
+from tournaments.models.ladders import Ladder, LadderShare, LadderStatus
 from tournaments.models.matches import (
     Match,
     MatchSeat,
@@ -62,6 +62,7 @@ __all__ = [
     "FaultKind",
     "HealthCheckStatus",
     "Ladder",
+    "LadderShare",
     "LadderStatus",
     "Match",
     "MatchSeat",

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 from arena.timebank import DEFAULT_TIME_BANK_MS, MAX_TIME_BANK_MS
+from tournaments.rating_math import ROUND_TABLES
 from tournaments.seeds import DEAL_SALT_BYTES, new_deal_salt
 
 # The duplicate switch's help text, for staff in the admin and the API.
@@ -15,6 +17,13 @@ LADDER_DUPLICATE_HELP = (
     "played, so a bot that recalls what it saw knows the other seats' cards in the later "
     "rotations. Switch it on only when the code of every opted-in bot is trusted (e.g. "
     "reviewed course submissions)."
+)
+MAX_ROUND_TABLES = 16
+LADDER_ROUND_HELP = (
+    f"How many tables, started one after another with no bot at two of them and no owner or "
+    f"endpoint address at two of them, are rated as one update of all their bots, ranked by "
+    f"points (default {ROUND_TABLES}; 1 rates every table alone). The update waits for the "
+    f"round's last table to end. A duplicate ladder rates each table's rotations as one instead."
 )
 
 
@@ -43,6 +52,17 @@ class Ladder(models.Model):
     # Each seat's time bank in every match (docs/bot-protocol.md, "The time bank"); 0: none.
     time_bank_ms = models.PositiveIntegerField(default=DEFAULT_TIME_BANK_MS)
     duplicate = models.BooleanField(default=False, help_text=LADDER_DUPLICATE_HELP)
+    round_tables = models.PositiveSmallIntegerField(
+        default=ROUND_TABLES,
+        validators=[MinValueValidator(1), MaxValueValidator(MAX_ROUND_TABLES)],
+        help_text=LADDER_ROUND_HELP,
+    )
+    # The round new tables join while it has room, none of its tables has ended and they share
+    # no team with it (``round_keys`` in tournaments/services/ladders.py); "" before the first.
+    current_round = models.CharField(max_length=64, blank=True, editable=False)
+    # The ladder's shares (LadderShare) count its tables made at or after this time, the
+    # matchmaker's window; None until a top-up first counts them (tournaments/services/shares.py).
+    shares_since = models.DateTimeField(null=True, blank=True, editable=False)
     # Keys this ladder's deals apart from every other competition's (tournaments/seeds.py).
     deal_salt = models.CharField(
         max_length=2 * DEAL_SALT_BYTES, default=new_deal_salt, unique=True, editable=False
@@ -68,7 +88,34 @@ class Ladder(models.Model):
                 condition=models.Q(time_bank_ms__lte=MAX_TIME_BANK_MS),
                 name="ladder_time_bank_range",
             ),
+            models.CheckConstraint(
+                condition=models.Q(round_tables__gte=1, round_tables__lte=MAX_ROUND_TABLES),
+                name="ladder_round_tables_range",
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.variant.name} ladder"
+
+
+class LadderShare(models.Model):
+    """How much one bot played on one ladder in the matchmaker's window: its tables not
+    cancelled, and how many of them it sat at each seat position.
+
+    Kept as tables are made, cancelled and leave the window (tournaments/services/shares.py),
+    so a top-up reads one row a bot instead of the window's tables.
+    """
+
+    ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="shares")
+    bot = models.ForeignKey("Bot", on_delete=models.CASCADE, related_name="ladder_shares")
+    tables = models.PositiveIntegerField(default=0)
+    # Tables by seat position: seats[i] at seat i.
+    seats = models.JSONField(default=list)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["ladder", "bot"], name="ladder_share_one_per_bot"),
+        ]
+
+    def __str__(self) -> str:
+        return f"bot {self.bot_id} on ladder {self.ladder_id}: {self.tables} tables"

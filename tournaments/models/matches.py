@@ -41,6 +41,8 @@ class Match(models.Model):
     variant = models.ForeignKey("Variant", on_delete=models.PROTECT, related_name="matches")
     round = models.PositiveIntegerField(default=0)
     duplicate_group = models.CharField(max_length=64, blank=True, db_index=True)
+    # A ladder's round: tables rated as one update once all have ended (Ladder.round_tables).
+    table_round = models.CharField(max_length=64, blank=True)
     seed = models.BigIntegerField(default=new_seed)
     time_limit_ms = models.PositiveIntegerField(default=1000)
     # Each seat's time bank, copied from the competition when the match is made: a match plays
@@ -65,10 +67,10 @@ class Match(models.Model):
     rated_at = models.DateTimeField(null=True, blank=True)
     rating_sequence = models.BigIntegerField(null=True, blank=True)
     # Set when the match was rated together with the other rotations of its duplicate group
-    # (one TrueSkill update from the deal-by-deal comparison); a recompute does the same.
-    # Each rated group has a name of its own ("tournament:group#first sequence", or
-    # "ladder-id:group#first sequence"), so rotations retried after the others were rated form
-    # a second update, in a recompute too.
+    # (one TrueSkill update from the deal-by-deal comparison) or the other tables of its ladder
+    # round (one update by points); a recompute does the same. Each rated group has a name of
+    # its own ("tournament:group#first sequence", or "ladder-id:group#first sequence"), so
+    # matches retried after the others were rated form a second update, in a recompute too.
     rating_group = models.CharField(max_length=120, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -133,7 +135,13 @@ class Match(models.Model):
                 condition=models.Q(status=MatchStatus.FINISHED, rated=False),
                 name="match_unrated_idx",
             ),
-            # A recompute loads each rated duplicate group by its name.
+            # The tables of a ladder round, which the rating writer waits for.
+            models.Index(
+                fields=["ladder", "table_round"],
+                condition=~models.Q(table_round=""),
+                name="match_table_round_idx",
+            ),
+            # A recompute loads each rated group by its name.
             models.Index(
                 fields=["rating_group"],
                 condition=~models.Q(rating_group=""),

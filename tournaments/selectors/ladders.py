@@ -6,11 +6,26 @@ import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import connection
 from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
 
-from tournaments.models import Bot, Ladder, LadderStatus, Match, MatchSeat, MatchStatus, Rating
+from tournaments.formats.matchmaking import MatchmakingParams
+from tournaments.models import (
+    Bot,
+    BotStatus,
+    ConfirmedEmail,
+    Ladder,
+    LadderShare,
+    LadderStatus,
+    Match,
+    MatchSeat,
+    MatchStatus,
+    Rating,
+)
+from tournaments.rating_math import RatingParams, provisional_matches
 
 # The home page tells how busy each ladder has been over this window.
 ACTIVITY_WINDOW = timedelta(hours=1)
@@ -88,80 +103,142 @@ def ladders_activity(*, now: datetime | None = None) -> list[LadderActivity]:
 
 # The matchmaker's fair share is counted over the tables of this window.
 SHARE_WINDOW = timedelta(days=1)
-MAX_SEATS = 8  # the largest table any variant deals (Ladder's constraint: 3 to 8)
 
 
 @dataclass(slots=True)
 class FieldBot:
-    """An opted-in bot as a ladder's top-up sees it: its rating in the ladder's variant (None
-    before its first rated match) and its tables of the last day by seat position."""
+    """A free bot as a ladder's top-up sees it: its rating in the ladder's variant (None
+    before its first rated match) and its tables of the window, in all and by seat position."""
 
     id: int
     owner_id: int
-    status: str
     endpoint_addresses: list[str]
     mu: float | None
     sigma: float | None
     matches: int
+    tables: int  # its ladder tables of the window
     seats: tuple[int, ...]
+    owner_tables: int  # its owner's open tables of the ladder (queued or playing)
 
 
-def _field_sql() -> str:
-    bot, rating = Bot._meta.db_table, Rating._meta.db_table
-    match, seat = Match._meta.db_table, MatchSeat._meta.db_table
-    by_seat = ", ".join(
-        f"SUM(CASE WHEN s.seat = {i} THEN 1 ELSE 0 END) AS seat{i}" for i in range(MAX_SEATS)
-    )
-    seat_columns = ", ".join(f"recent.seat{i}" for i in range(MAX_SEATS))
+def _slate_sql() -> str:
+    bot, rating, share = Bot._meta.db_table, Rating._meta.db_table, LadderShare._meta.db_table
+    match, seat, ladder = Match._meta.db_table, MatchSeat._meta.db_table, Ladder._meta.db_table
+    user, confirmed = User._meta.db_table, ConfirmedEmail._meta.db_table
+    # owed() and share_weight() of tournaments/formats/matchmaking.py, in SQL.
+    owed = """(COALESCE(p.tables, 0) + 1.0) / (1.0
+        + %(sigma_weight)s * COALESCE(r.sigma, %(start_sigma)s) / %(sigma0)s
+        + CASE WHEN COALESCE(r.matches, 0) < %(provisional)s THEN %(bonus)s ELSE 0 END)"""
     return f"""
-        WITH recent AS (
-            SELECT s.bot_id, {by_seat}
-            FROM {match} m JOIN {seat} s ON s.match_id = m.id
-            WHERE m.ladder_id = %s AND m.created_at >= %s AND m.status <> %s
-            GROUP BY s.bot_id
+        WITH over AS (
+            SELECT owner_id FROM {bot} WHERE ladder_opt_in
+            GROUP BY owner_id HAVING COUNT(*) > %(cap)s
+        ),
+        -- Bots beyond their owner's first LADDER_MAX_BOTS_PER_OWNER opted in, by id: only
+        -- owners over the cap are numbered (opting in beyond it is refused).
+        beyond AS (
+            SELECT id FROM (
+                SELECT b.id, ROW_NUMBER() OVER (PARTITION BY b.owner_id ORDER BY b.id) AS nth
+                FROM {bot} b
+                WHERE b.ladder_opt_in AND b.owner_id IN (SELECT owner_id FROM over)
+            ) numbered
+            WHERE nth > %(cap)s
+        ),
+        busy AS (
+            SELECT s.bot_id FROM {match} m JOIN {seat} s ON s.match_id = m.id
+            WHERE m.status = %(running)s
+            UNION
+            SELECT s.bot_id FROM {match} m JOIN {seat} s ON s.match_id = m.id
+            WHERE m.ladder_id IN (SELECT id FROM {ladder}) AND m.status = %(queued)s
+        ),
+        -- Each owner's open tables of this ladder (a duplicate group is one table).
+        held AS (
+            SELECT b.owner_id,
+                COUNT(DISTINCT CASE WHEN m.duplicate_group = '' THEN CAST(m.id AS TEXT)
+                    ELSE m.duplicate_group END) AS tables
+            FROM {match} m JOIN {seat} s ON s.match_id = m.id JOIN {bot} b ON b.id = s.bot_id
+            WHERE m.ladder_id = %(ladder)s AND m.status IN (%(queued)s, %(running)s)
+            GROUP BY b.owner_id
+        ),
+        -- Materialized, so the confirmed-account test below (a join the planner cannot
+        -- estimate: user and address both equal) filters the ranked bots, not the joins.
+        ranked AS MATERIALIZED (
+            SELECT o.id, o.owner_id, o.endpoint_addresses, r.mu, r.sigma, r.matches,
+                p.tables, p.seats, h.tables AS owner_tables, {owed} AS owed
+            FROM {bot} o
+            LEFT JOIN held h ON h.owner_id = o.owner_id
+            LEFT JOIN {rating} r ON r.bot_id = o.id AND r.variant_id = %(variant)s
+            LEFT JOIN {share} p ON p.bot_id = o.id AND p.ladder_id = %(ladder)s
+            WHERE o.ladder_opt_in AND o.status = %(active)s
+                AND o.id NOT IN (SELECT bot_id FROM busy)
+                AND o.id NOT IN (SELECT id FROM beyond)
         )
-        SELECT b.id, b.owner_id, b.status, b.endpoint_addresses, r.mu, r.sigma, r.matches,
-            {seat_columns}
-        FROM {bot} b
-        LEFT JOIN {rating} r ON r.bot_id = b.id AND r.variant_id = %s
-        LEFT JOIN recent ON recent.bot_id = b.id
-        WHERE b.ladder_opt_in
-        ORDER BY b.id
+        SELECT k.id, k.owner_id, k.endpoint_addresses, k.mu, k.sigma, k.matches, k.tables,
+            k.seats, k.owner_tables
+        FROM ranked k
+        WHERE EXISTS (
+            SELECT 1 FROM {confirmed} c JOIN {user} u ON u.id = c.user_id
+            WHERE c.user_id = k.owner_id AND c.email = u.email
+        )
+        ORDER BY k.owed, RANDOM()
+        LIMIT %(size)s
     """
 
 
-def ladder_field(*, ladder: Ladder, now: datetime | None = None) -> list[FieldBot]:
-    """Every opted-in bot by id, with what the matchmaker weighs, in one statement.
+def ladder_slate(*, ladder: Ladder, size: int, params: MatchmakingParams) -> list[FieldBot]:
+    """The ``size`` bots the ladder may seat now that are furthest behind their share, in that
+    order (ties at random), with what the matchmaker weighs and each owner's open tables of the
+    ladder, in one statement: ``slate`` of
+    tournaments/formats/matchmaking.py over the free bots of ``_playable`` in
+    tournaments/services/ladders.py (active, opted in, of a confirmed account, each owner's
+    first ``LADDER_MAX_BOTS_PER_OWNER`` opted in by id), not at an open ladder table and not
+    playing any match.
 
-    The last day's tables are read through the ladder's (ladder, created_at) index
-    (``match_ladder_recent_idx``) and each match's seats by match, so the read grows with the
-    day's tables and the opted-in bots, never with the ladder's history (bench/README.md).
+    A bot's tables of the window are its ``LadderShare`` row (tournaments/services/shares.py),
+    so the read is one row per opted-in bot whatever the ladder's history and pace, and only
+    ``size`` rows come back however large the field (bench/README.md).
     """
-    since = (now or timezone.now()) - SHARE_WINDOW
-    params: list[int | str | datetime] = [
-        ladder.pk,
-        since,
-        MatchStatus.CANCELLED.value,
-        ladder.variant_id,
-    ]
+    start = RatingParams.from_dict(ladder.variant.rating_params)
+    values: dict[str, int | float | str] = {
+        "ladder": ladder.pk,
+        "running": MatchStatus.RUNNING.value,
+        "queued": MatchStatus.QUEUED.value,
+        "variant": ladder.variant_id,
+        "cap": settings.LADDER_MAX_BOTS_PER_OWNER,
+        "active": BotStatus.ACTIVE.value,
+        "sigma_weight": params.sigma_weight,
+        "start_sigma": start.sigma,
+        "sigma0": params.sigma0,
+        "provisional": provisional_matches(),
+        "bonus": params.provisional_bonus,
+        "size": size,
+    }
     with connection.cursor() as cursor:
-        cursor.execute(_field_sql(), params)
+        cursor.execute(_slate_sql(), values)
         rows = cursor.fetchall()
-    size = ladder.table_size
+    table = ladder.table_size
     return [
         FieldBot(
             id=pk,
             owner_id=owner_id,
-            status=status,
             endpoint_addresses=_addresses(addresses),
             mu=mu,
             sigma=sigma,
             matches=matches or 0,
-            # Only bots with a table in the window have counts (NULL from the outer join).
-            seats=() if seats[0] is None else tuple(int(n) for n in seats[:size]),
+            tables=tables or 0,
+            seats=_seat_counts(seats, table),
+            owner_tables=owner_tables or 0,
         )
-        for pk, owner_id, status, addresses, mu, sigma, matches, *seats in rows
+        for pk, owner_id, addresses, mu, sigma, matches, tables, seats, owner_tables in rows
     ]
+
+
+def _seat_counts(value: str | list[int] | None, table: int) -> tuple[int, ...]:
+    """A share's tables by seat position, for the ladder's seats (none before its first)."""
+    if value is None:
+        return ()
+    counts = json.loads(value) if isinstance(value, str) else value
+    return tuple(int(n) for n in counts[:table]) + (0,) * max(0, table - len(counts))
 
 
 def _addresses(value: str | list[str]) -> list[str]:

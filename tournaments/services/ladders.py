@@ -11,13 +11,17 @@ a table under that rule the ladder waits. An account has at most ``LADDER_MAX_BO
 bots opted in and its bots sit at no more than ``LADDER_MAX_TABLES_PER_OWNER`` of a ladder's
 open tables. Only bots of accounts that confirmed their email address play (``email_confirmed_q``
 in tournaments/models/users.py): an account costs a mailbox of its own, not a click.
+
+Tables started one after another join a round (``round_keys``) that is rated as one update of
+all its bots once its last table ends (tournaments/services/ratings.py): no bot, owner or
+endpoint address is at two tables of one round, so a team cannot rank one of its bots against
+another.
 """
 
 from __future__ import annotations
 
 import random
 import secrets
-from collections import defaultdict
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -30,7 +34,7 @@ from tournaments import dispatch
 from tournaments.dispatch import Task
 from tournaments.errors import ConflictError, PermissionDeniedError
 from tournaments.formats import Fixture, rotations
-from tournaments.formats.matchmaking import Candidate, pick_tables
+from tournaments.formats.matchmaking import Candidate, MatchmakingParams, pick_tables, slate_size
 from tournaments.models import (
     Bot,
     BotStatus,
@@ -42,12 +46,17 @@ from tournaments.models import (
     Variant,
     email_confirmed_q,
 )
-from tournaments.rating_math import RatingParams, is_provisional
+from tournaments.rating_math import ROUND_TABLES, RatingParams, is_provisional
 from tournaments.seeds import new_seed
-from tournaments.selectors.ladders import FieldBot, ladder_field
-from tournaments.selectors.teams import owner_team, shared_hosts, team_keys
+from tournaments.selectors.ladders import FieldBot, ladder_slate
+from tournaments.selectors.teams import bot_teams, owner_team, shared_hosts, team_keys
 from tournaments.services.competitions import check_table, competition_move
 from tournaments.services.matches import match_enqueue, matches_create
+from tournaments.services.shares import (
+    shares_add_tables,
+    shares_move_window,
+    shares_take_out_cancelled,
+)
 
 DEFAULT_LADDER_VARIANT = "oh-hell"
 OPEN = (MatchStatus.QUEUED, MatchStatus.RUNNING)
@@ -109,11 +118,13 @@ def ladder_create(
     time_limit_ms: int | None = None,
     time_bank_ms: int = DEFAULT_TIME_BANK_MS,
     duplicate: bool = False,
+    round_tables: int = ROUND_TABLES,
 ) -> Ladder:
     """Switch a variant's ladder on; 409 when the variant already has one.
 
     Its tables are dealt independently unless ``duplicate`` (see ``Ladder``: only for bots
-    whose code is trusted, since duplicate groups replay the same deals).
+    whose code is trusted, since duplicate groups replay the same deals), and rated in rounds
+    of up to ``round_tables`` tables.
     """
     check_table(variant, table_size)
     if Ladder.objects.filter(variant=variant).exists():
@@ -127,6 +138,7 @@ def ladder_create(
         time_limit_ms=time_limit_ms or settings.BOT_DEFAULT_TIME_LIMIT_MS,
         time_bank_ms=time_bank_ms,
         duplicate=duplicate,
+        round_tables=round_tables,
     )
     ladder.full_clean(exclude=["variant"])
     ladder.save()
@@ -191,14 +203,15 @@ def ladders_top_up() -> int:
             .order_by("pk")
         )
         _drop_unplayable()
-        busy = _busy_bots()
         for ladder in ladders:
-            made += _top_up(ladder, busy)
+            made += _top_up(ladder)
     return made
 
 
 def _playable() -> QuerySet[Bot]:
-    """Bots the ladders may seat: active, opted in, of an account with a confirmed address."""
+    """Bots the ladders may seat: active, opted in, of an account with a confirmed address
+    (``ladder_slate`` in tournaments/selectors/ladders.py reads the same rule in SQL, with the
+    per-owner cap: tests/tournaments/services/test_ladder_slate.py holds the two together)."""
     return Bot.objects.filter(
         email_confirmed_q("owner__"), status=BotStatus.ACTIVE, ladder_opt_in=True
     )
@@ -223,17 +236,9 @@ def _drop_unplayable() -> None:
                 ladder_id=ladder_id, duplicate_group=group, status=MatchStatus.QUEUED
             ).values_list("pk", flat=True)
         )
+    shares_take_out_cancelled(match_ids)
     Match.objects.filter(pk__in=match_ids, status=MatchStatus.QUEUED).update(
         status=MatchStatus.CANCELLED, updated_at=timezone.now()
-    )
-
-
-def _busy_bots() -> set[int]:
-    """Bots at an open ladder table, or playing any match right now."""
-    at_ladder = MatchSeat.objects.filter(match__ladder__isnull=False, match__status__in=OPEN)
-    playing = MatchSeat.objects.filter(match__status=MatchStatus.RUNNING)
-    return set(at_ladder.values_list("bot_id", flat=True)) | set(
-        playing.values_list("bot_id", flat=True)
     )
 
 
@@ -244,17 +249,22 @@ def _tables_in_flight(ladder: Ladder) -> int:
     )
 
 
-def _top_up(ladder: Ladder, busy: set[int]) -> int:
+def _top_up(ladder: Ladder) -> int:
+    """Seat the tables the ladder is short of, from its slate of free bots; bots seated here
+    are at open ladder tables, so the next ladder's slate leaves them out."""
+    shares_move_window(ladder, now=timezone.now())
     wanted = settings.LADDER_MATCHES_IN_FLIGHT - _tables_in_flight(ladder)
     if wanted <= 0:
         return 0
-    eligible = _eligible(ladder_field(ladder=ladder), busy)
-    candidates = _candidates(ladder, eligible)
-    quota = _owner_quota(ladder, {bot.owner_id for bot in eligible})
+    params = MatchmakingParams()
+    size = slate_size(ladder.table_size, wanted, settings.LADDER_SLATE_BOTS)
+    field = ladder_slate(ladder=ladder, size=size, params=params)
+    candidates = _candidates(ladder, field)
+    quota = _owner_quota(field)
     rng = random.Random(secrets.randbits(64))
-    tables = pick_tables(candidates, ladder.table_size, wanted, rng, quota=quota)
+    tables = pick_tables(candidates, ladder.table_size, wanted, rng, params, quota=quota)
     fixtures = []
-    for seats in tables:
+    for seats, table_round in zip(tables, round_keys(ladder=ladder, tables=tables), strict=True):
         seed = new_seed()
         if ladder.duplicate:
             group = f"ladder-{ladder.pk}-{secrets.token_hex(8)}"
@@ -263,43 +273,59 @@ def _top_up(ladder: Ladder, busy: set[int]) -> int:
                 for turn, rotated in enumerate(rotations(seats))
             ]
         else:
-            fixtures.append(Fixture(round=0, table=0, seats=seats, seed=seed))
-        busy.update(seats)
+            fixtures.append(
+                Fixture(round=0, table=0, seats=seats, seed=seed, table_round=table_round)
+            )
     matches_create(fixtures=fixtures, competition=ladder)
+    shares_add_tables(ladder, [f.seats for f in fixtures])
     return len(fixtures)
 
 
-def _owner_quota(ladder: Ladder, owners: set[int]) -> dict[str, int]:
-    """How many more of the ladder's tables each owner may sit at now (the ladder's open seats
-    are read whole: there are a few per table in flight)."""
-    open_seats = MatchSeat.objects.filter(match__ladder=ladder, match__status__in=OPEN)
-    held: dict[int, set[str]] = {owner_id: set() for owner_id in owners}
-    for pk, group, owner_id in open_seats.values_list(
-        "match_id", "match__duplicate_group", "bot__owner_id"
-    ):
-        if owner_id in held:
-            held[owner_id].add(group or f"#{pk}")
+def round_keys(*, ladder: Ladder, tables: list[tuple[int, ...]]) -> list[str]:
+    """The round each new table joins, in order, and the ladder's current round saved; "" for
+    each table of a ladder that rates its tables alone (``round_tables`` 1, or duplicate).
+
+    A table joins the current round while the round has fewer than ``round_tables`` tables,
+    none of them has ended and it shares no team key with them; otherwise it opens a new
+    round. A bot at an open ladder table is never seated again, so none is at two of a round.
+    """
+    if ladder.duplicate or ladder.round_tables <= 1 or not tables:
+        return [""] * len(tables)
+    key, size, members = ladder.current_round, 0, set()
+    if key:
+        rows = list(
+            MatchSeat.objects.filter(match__ladder=ladder, match__table_round=key).values_list(
+                "match_id", "match__status", "bot_id"
+            )
+        )
+        if all(status in OPEN for _, status, _ in rows):
+            size, members = len({match_id for match_id, _, _ in rows}), {b for *_, b in rows}
+        else:
+            key = ""
+    teams = bot_teams(bot_ids=members | {bot for seats in tables for bot in seats})
+    taken = {team for bot in members for team in teams.get(bot, ())}
+    keys = []
+    for seats in tables:
+        joining = {team for bot in seats for team in teams.get(bot, ())}
+        if not key or size >= ladder.round_tables or joining & taken:
+            key, size, taken = f"round-{secrets.token_hex(8)}", 0, set()
+        keys.append(key)
+        size += 1
+        taken |= joining
+    if key != ladder.current_round:
+        ladder.current_round = key
+        ladder.save(update_fields=["current_round", "updated_at"])
+    return keys
+
+
+def _owner_quota(field: list[FieldBot]) -> dict[str, int]:
+    """How many more of the ladder's tables each owner of the slate's bots may sit at now."""
     cap = settings.LADDER_MAX_TABLES_PER_OWNER
-    return {owner_team(owner_id): max(cap - len(tables), 0) for owner_id, tables in held.items()}
-
-
-def _eligible(field: list[FieldBot], busy: set[int]) -> list[FieldBot]:
-    """Bots not playing that the ladders may seat (``_playable``): each owner's first
-    ``LADDER_MAX_BOTS_PER_OWNER`` opted in by age (an owner has more opted in only from before
-    the cap, or after staff lowered it). ``field`` lists every opted-in bot by id."""
-    cap = settings.LADDER_MAX_BOTS_PER_OWNER
-    playable = set(_playable().values_list("pk", flat=True))
-    per_owner: dict[int, int] = defaultdict(int)
-    eligible = []
-    for bot in field:
-        per_owner[bot.owner_id] += 1
-        if per_owner[bot.owner_id] <= cap and bot.id in playable and bot.id not in busy:
-            eligible.append(bot)
-    return eligible
+    return {owner_team(bot.owner_id): max(cap - bot.owner_tables, 0) for bot in field}
 
 
 def _candidates(ladder: Ladder, eligible: list[FieldBot]) -> list[Candidate]:
-    """The eligible bots with their teams, ratings and last day's ladder tables."""
+    """The slate's bots with their teams, ratings and last day's ladder tables."""
     if len(eligible) < ladder.table_size:
         return []
     shared = shared_hosts()
@@ -310,7 +336,7 @@ def _candidates(ladder: Ladder, eligible: list[FieldBot]) -> list[Candidate]:
             mu=start.mu if bot.mu is None else bot.mu,
             sigma=start.sigma if bot.sigma is None else bot.sigma,
             provisional=is_provisional(bot.matches),
-            recent=sum(bot.seats),
+            recent=bot.tables,
             seats=bot.seats,
             teams=team_keys(bot.owner_id, bot.endpoint_addresses, shared),
         )

@@ -282,6 +282,7 @@ def matches_create(
             time_limit_ms=competition.time_limit_ms,
             time_bank_ms=competition.time_bank_ms,
             duplicate_group=f.duplicate_group,
+            table_round=f.table_round,
             max_attempts=settings.MATCH_MAX_ATTEMPTS,
             unsent=held,
         )

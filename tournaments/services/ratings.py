@@ -10,7 +10,10 @@ The rotations of a duplicate group (the same deals with the bots moved round the
 rated as ONE update once all of them have ended, ranked by the deal-by-deal comparison that
 cancels the luck of the cards and orders a field better than rating the same number of
 matches one by one or summed (bench/README.md). Their history rows hang on the group's first
-match.
+match. The tables of a ladder round (tournaments/services/ladders.py, ``round_keys``) are
+likewise rated as ONE update once all of them have ended: every bot of the round ranked by its
+points, which ordered realistic fields sooner than rating each table alone (bench/README.md,
+"Realistic fields"). Each bot's history row hangs on its own table.
 
 Only ladder matches and the matches of tournaments staff marked ``rated`` change the public
 ratings; any organiser can run a tournament, and could otherwise feed their own bot weak
@@ -25,6 +28,7 @@ import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from enum import StrEnum
 from typing import NamedTuple
 
 from django.core.cache import cache
@@ -120,9 +124,18 @@ class SeatRow(NamedTuple):
     refused: bool = False
 
 
+class UnitKind(StrEnum):
+    """What one rating update rates."""
+
+    MATCH = "match"  # one table, ranked by points
+    ROTATIONS = "rotations"  # a duplicate group, ranked by the deal-by-deal comparison
+    ROUND = "round"  # a ladder round's tables, every bot ranked by its points
+
+
 @dataclass(frozen=True)
 class Unit:
-    """One rating update: a single match, or the rotations of a duplicate group rated together.
+    """One rating update: a single match, the rotations of a duplicate group, or the tables of a
+    ladder round, rated together.
 
     ``members`` are match ids in rating order; ``finished_at`` is when the last of them ended;
     ``group`` is the ``rating_group`` the members share ("" for a single match).
@@ -132,6 +145,18 @@ class Unit:
     variant_id: int
     finished_at: datetime
     group: str
+    kind: UnitKind
+
+    @classmethod
+    def of(
+        cls, members: list[int], variant_id: int, finished_at: datetime, group: str, rotations: bool
+    ) -> Unit:
+        """A unit of ``members``: one match, or a group of duplicate rotations or round tables."""
+        if len(members) == 1:
+            kind = UnitKind.MATCH
+        else:
+            kind = UnitKind.ROTATIONS if rotations else UnitKind.ROUND
+        return cls(members, variant_id, finished_at, group, kind)
 
 
 class Standing(NamedTuple):
@@ -180,12 +205,17 @@ def rate_unit(
     sequence: int,
     at: datetime,
 ) -> list[HistoryRow]:
-    """Update ``state`` with one unit; return its history rows (on the unit's first match).
+    """Update ``state`` with one unit; return its history rows (on the unit's first match, or
+    for a round on each bot's own table).
 
     A unit left with fewer than two bots (the others refused every request) changes nothing.
     """
-    if unit.group:
+    table = dict.fromkeys((s.bot_id for m in unit.members for s in seats[m]), unit.members[0])
+    if unit.kind is UnitKind.ROTATIONS:
         standing = _group_standing(unit.members, seats)
+    elif unit.kind is UnitKind.ROUND:
+        table = {s.bot_id: m for m in unit.members for s in seats[m]}
+        standing = match_standing([s for m in unit.members for s in seats[m]])
     else:
         standing = match_standing(seats[unit.members[0]])
     if len(standing.bots) < 2:
@@ -198,7 +228,7 @@ def rate_unit(
             HistoryRow(
                 bot_id=bot,
                 variant_id=unit.variant_id,
-                match_id=unit.members[0],
+                match_id=table[bot],
                 sequence=sequence,
                 mu_before=value.mu,
                 sigma_before=value.sigma,
@@ -302,11 +332,12 @@ def save_state(state: RatingState) -> None:
             )
             changed.append(row)
     Rating.objects.bulk_create(new, batch_size=CHUNK)
-    _update_rows(Rating, changed, ["mu", "sigma", "matches", "updated_at"])
+    update_rows(Rating, changed, ["mu", "sigma", "matches", "updated_at"])
 
 
-def _update_rows(model: type[Model], objects: Sequence[Model], columns: list[str]) -> None:
-    """Write ``columns`` of ``objects`` back: one UPDATE ... FROM (VALUES ...) per chunk.
+def update_rows(model: type[Model], objects: Sequence[Model], columns: list[str]) -> None:
+    """Write ``columns`` of ``objects`` back: one UPDATE ... FROM (VALUES ...) per chunk (the
+    rating writer's, and a ladder's shares: tournaments/services/shares.py).
 
     Django's bulk_update builds a CASE WHEN per row and column in Python, which cost most of
     the time of rating a backlog; other databases keep it.
@@ -317,6 +348,7 @@ def _update_rows(model: type[Model], objects: Sequence[Model], columns: list[str
         model._default_manager.bulk_update(objects, columns, batch_size=CHUNK)
         return
     meta = model._meta
+    fields = [meta.pk, *(_concrete(model, c) for c in columns)]
     stored = [_stored_column(model, c) for c in ["pk", *columns]]
     names = [column.name for column in stored]
     casts = [column.cast for column in stored]
@@ -324,13 +356,24 @@ def _update_rows(model: type[Model], objects: Sequence[Model], columns: list[str
     sets = ", ".join(f"{name} = v.{name}" for name in names[1:])
     for start in range(0, len(objects), CHUNK):
         chunk = objects[start : start + CHUNK]
-        params = [getattr(o, f) for o in chunk for f in [meta.pk.attname, *columns]]
+        params = [
+            field.get_db_prep_value(getattr(o, field.attname), connection)
+            for o in chunk
+            for field in fields
+        ]
         sql = (
             f"UPDATE {meta.db_table} AS t SET {sets} FROM (VALUES {', '.join([row] * len(chunk))})"
             f" AS v({', '.join(names)}) WHERE t.{names[0]} = v.{names[0]}"
         )
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
+
+
+def _concrete(model: type[Model], name: str) -> Field:
+    field = model._meta.get_field(name)
+    if not isinstance(field, Field):
+        raise TypeError(f"{model.__name__}.{name} is not a column")
+    return field
 
 
 class StoredColumn(NamedTuple):
@@ -408,20 +451,21 @@ def counted_matches() -> QuerySet[Match]:
 
 def latest_finishes(*, variant_id: int, limit: int) -> list[list[Finish]]:
     """The finishing orders of a variant's latest ``limit`` matches that changed its ratings,
-    oldest first, grouped as they were rated (a duplicate group's rotations together): what the
-    batch ranks and the collusion scan read."""
+    oldest first, each table its own unit but a duplicate group's rotations, which share their
+    deals, one unit together (a ladder round's tables were dealt apart): what the batch ranks
+    and the collusion scan read."""
     rows = list(
         counted_matches()
         .filter(variant_id=variant_id)
         .order_by("-rating_sequence")
-        .values_list("pk", "rating_group")[:limit]
+        .values_list("pk", "rating_group", "duplicate_group")[:limit]
     )
     rows.reverse()
-    seats = seats_by_match([pk for pk, _ in rows])
+    seats = seats_by_match([pk for pk, _, _ in rows])
     units: dict[str | int, list[Finish]] = {}
-    for pk, group in rows:
+    for pk, group, dealt_together in rows:
         standing = match_standing(seats[pk])
-        units.setdefault(group or pk, []).append(
+        units.setdefault(group if group and dealt_together else pk, []).append(
             Finish(bots=tuple(standing.bots), places=tuple(standing.ranks))
         )
     return list(units.values())
@@ -467,19 +511,42 @@ def ratings_apply_pending(*, batch: int = 500) -> int:
             return total
 
 
-def _waiting_rotation() -> Q:
-    """Matches of a duplicate group that still has a rotation queued or running."""
+OPEN = (MatchStatus.QUEUED, MatchStatus.RUNNING)
+
+
+def _waiting_group() -> Q:
+    """Matches of a duplicate group that still has a rotation queued or running, or of a ladder
+    round that still has a table queued or running."""
     # A group belongs to a tournament or to a ladder (the other column is NULL, never equal).
-    unfinished = Match.objects.filter(
+    rotation = Match.objects.filter(
         Q(tournament_id=OuterRef("tournament_id")) | Q(ladder_id=OuterRef("ladder_id")),
         duplicate_group=OuterRef("duplicate_group"),
-        status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING],
+        status__in=OPEN,
     )
-    return ~Q(duplicate_group="") & Q(Exists(unfinished))
+    table = Match.objects.filter(
+        ladder_id=OuterRef("ladder_id"), table_round=OuterRef("table_round"), status__in=OPEN
+    )
+    return (~Q(duplicate_group="") & Q(Exists(rotation))) | (~Q(table_round="") & Q(Exists(table)))
+
+
+def _together(match: Match) -> QuerySet[Match] | None:
+    """The matches rated with ``match`` when all have ended: its duplicate group's rotations or
+    its ladder round's tables; None for a match rated alone."""
+    if match.duplicate_group:
+        # One of the two is None, which Django reads as IS NULL; the stubs refuse None here.
+        return Match.objects.filter(  # type: ignore[misc]
+            tournament_id=match.tournament_id,
+            ladder_id=match.ladder_id,
+            duplicate_group=match.duplicate_group,
+        )
+    if match.table_round and match.ladder_id is not None:
+        return Match.objects.filter(ladder_id=match.ladder_id, table_round=match.table_round)
+    return None
 
 
 def _units(pending: list[Match]) -> list[list[Match]]:
-    """What to rate: single matches, and whole groups of two or more finished rotations.
+    """What to rate: single matches, and whole groups of two or more finished rotations or
+    round tables.
 
     Units come in the order their last match ended (ties by first match id), so sequence
     numbers follow the time the updates became possible.
@@ -490,17 +557,12 @@ def _units(pending: list[Match]) -> list[list[Match]]:
         if match.pk in seen:
             continue
         members = [match]
-        if match.duplicate_group:
-            # One of the two is None, which Django reads as IS NULL; the stubs refuse None here.
-            rotations = Match.objects.filter(  # type: ignore[misc]
-                tournament_id=match.tournament_id,
-                ladder_id=match.ladder_id,
-                duplicate_group=match.duplicate_group,
-            )
-            if rotations.filter(status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING]).exists():
-                continue  # a rotation was queued again since the batch was read
+        together = _together(match)
+        if together is not None:
+            if together.filter(status__in=OPEN).exists():
+                continue  # a rotation was queued again, or a table joined, since the batch was read
             group = list(
-                rotations.filter(status=MatchStatus.FINISHED, rated=False).order_by(
+                together.filter(status=MatchStatus.FINISHED, rated=False).order_by(
                     "finished_at", "pk"
                 )
             )
@@ -517,7 +579,7 @@ def _apply_batch(batch: int) -> int:
     lock_ratings()
     pending = list(
         Match.objects.filter(status=MatchStatus.FINISHED, rated=False)
-        .exclude(_waiting_rotation())
+        .exclude(_waiting_group())
         .order_by("finished_at", "pk")[:batch]
     )
     units, skipped = _split_counted(_units(pending))
@@ -566,8 +628,8 @@ def _apply_batch(batch: int) -> int:
     save_history(history)
     forget_leaderboards({variant_id for _, variant_id in state.values})
     forget_bot_analytics({(row.bot_id, row.variant_id) for row in history})
-    _update_rows(Match, rated + skipped, ["rated", "rated_at", "rating_sequence", "rating_group"])
-    _update_rows(BotVersion, versions, ["rating_sequence"])
+    update_rows(Match, rated + skipped, ["rated", "rated_at", "rating_sequence", "rating_group"])
+    update_rows(BotVersion, versions, ["rating_sequence"])
     return len(rated) + len(skipped) + len(versions)
 
 
@@ -582,11 +644,13 @@ def _rate_members(
     """Rate one unit of matches at ``sequence``, naming the group when there are several."""
     leader = members[0]
     where = leader.tournament_id if leader.ladder_id is None else f"ladder-{leader.ladder_id}"
-    unit = Unit(
+    name = leader.duplicate_group or leader.table_round
+    unit = Unit.of(
         members=[m.pk for m in members],
         variant_id=leader.variant_id,
         finished_at=max(ended_at(m) for m in members),
-        group=f"{where}:{leader.duplicate_group}#{sequence}" if len(members) > 1 else "",
+        group=f"{where}:{name}#{sequence}" if len(members) > 1 else "",
+        rotations=bool(leader.duplicate_group),
     )
     for match in members:
         match.rating_group = unit.group

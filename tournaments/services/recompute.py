@@ -106,7 +106,7 @@ def ratings_recompute(*, progress: Callable[[int, int], None] | None = None) -> 
                 groups_done.add(group)
                 unit, unit_seats = _recorded_group(group, variant_id)
             else:
-                unit, unit_seats = Unit([match_id], variant_id, finished_at, ""), seats
+                unit, unit_seats = Unit.of([match_id], variant_id, finished_at, "", False), seats
             rows = rate_unit(
                 state, params, unit, unit_seats, sequence, effective_at(unit.finished_at, at)
             )
@@ -126,14 +126,16 @@ def ratings_recompute(*, progress: Callable[[int, int], None] | None = None) -> 
 
 
 def _recorded_group(group: str, variant_id: int) -> tuple[Unit, dict[int, list[SeatRow]]]:
-    """A duplicate group's unit exactly as it was first rated (same members, same order)."""
+    """A group's unit (duplicate rotations or a ladder round's tables) exactly as it was first
+    rated (same members, same order)."""
     members = list(
         Match.objects.filter(rating_group=group, rated=True)
         .order_by("rating_sequence")
-        .only("pk", "finished_at")
+        .only("pk", "finished_at", "duplicate_group")
     )
     ids = [m.pk for m in members]
-    unit = Unit(ids, variant_id, max(ended_at(m) for m in members), group)
+    finished = max(ended_at(m) for m in members)
+    unit = Unit.of(ids, variant_id, finished, group, rotations=bool(members[0].duplicate_group))
     return unit, seats_by_match(ids)
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from tournaments.models import Ladder, LadderStatus
 from tournaments.models.ladders import LADDER_DUPLICATE_HELP
+from tournaments.rating_math import ROUND_TABLES
 from tournaments.services.ladders import ladder_ensure_default
 
 
@@ -43,6 +44,16 @@ def test_staff_switch_a_variant_ladder_on(presets, staff_client):
     assert response.json()["time_bank_ms"] == 10_000  # the default bank
     again = staff_client.post("/api/ladders/", data, format="json")
     assert again.status_code == 409
+
+
+def test_staff_set_how_many_tables_a_round_rates_together(presets, staff_client):
+    response = staff_client.post("/api/ladders/", {"variant": "blackout"}, format="json")
+    assert response.json()["round_tables"] == ROUND_TABLES  # rounds by default
+    data = {"variant": "british-oh-hell", "round_tables": 1}  # every table rated alone
+    response = staff_client.post("/api/ladders/", data, format="json")
+    assert response.status_code == 201, response.content
+    assert response.json()["round_tables"] == 1
+    assert Ladder.objects.get(pk=response.json()["id"]).round_tables == 1
 
 
 def test_staff_set_a_ladders_time_bank(presets, staff_client, anonymous_client):
@@ -81,6 +92,9 @@ def test_staff_may_switch_duplicate_on_and_the_schema_says_what_it_exposes(
         ({"variant": "blackout", "time_bank_ms": -1}, "time_bank_ms"),
         ({"variant": "blackout", "time_bank_ms": 120_001}, "time_bank_ms"),
         ({"variant": "blackout", "time_bank_ms": "10"}, "time_bank_ms"),
+        ({"variant": "blackout", "round_tables": 0}, "round_tables"),
+        ({"variant": "blackout", "round_tables": 17}, "round_tables"),
+        ({"variant": "blackout", "round_tables": "4"}, "round_tables"),
     ],
 )
 def test_bad_input_names_the_field(presets, staff_client, data, field):

@@ -1,14 +1,17 @@
-"""A ladder top-up reads the last day of the ladder's tables, never its history: the rows it
-reads from the match and seat tables stay the same however many older matches are stored."""
+"""A ladder top-up reads neither the ladder's history nor the window's tables (only the first
+one counts those, tournaments/services/shares.py): the rows it reads from the match and seat
+tables stay the same however many older matches are stored, and however busy the day was."""
 
 from __future__ import annotations
 
 import pytest
 from django.db import connection, transaction
+from django.utils import timezone
 
 from tests.support.users import make_confirmed_user
 from tournaments.models import Bot, Ladder, Match, MatchSeat
 from tournaments.services.ladders import ladder_ensure_default, ladders_top_up
+from tournaments.services.shares import shares_rebuild
 
 pytestmark = pytest.mark.skipif(
     connection.vendor != "postgresql", reason="reads the statistics of PostgreSQL"
@@ -48,8 +51,9 @@ def store_history(ladder: Ladder, bots: list[Bot], matches: int, *, days_ago: in
             INSERT INTO {Match._meta.db_table} (
                 ladder_id, variant_id, round, duplicate_group, seed, time_limit_ms, status,
                 attempts, max_attempts, claimed_by, error, started_at, finished_at, rated,
-                rating_group, created_at, updated_at, unsent, time_bank_ms)
-            SELECT %s, %s, 0, '', g, 1000, 'finished', 1, 3, '', '', t, t, false, '', t, t, false, 0
+                rating_group, created_at, updated_at, unsent, time_bank_ms, table_round)
+            SELECT %s, %s, 0, '', g, 1000, 'finished', 1, 3, '', '', t, t, false, '', t, t, false,
+                0, ''
             FROM generate_series(1, %s) AS g,
                 LATERAL (SELECT now() - %s * interval '1 day' - g * interval '1 second') AS x(t)
             RETURNING id
@@ -86,3 +90,20 @@ def test_a_top_up_reads_the_same_rows_with_a_long_history(oh_hell, make_bot, set
     assert small > 0
     # The same rows, give or take the planner's choices over a handful of index pages.
     assert large <= small + 50, (small, large)
+
+
+@pytest.mark.django_db
+def test_a_top_up_reads_the_same_rows_however_many_tables_the_day_has(oh_hell, make_bot, settings):
+    settings.LADDER_MATCHES_IN_FLIGHT = 1
+    ladder = ladder_ensure_default()
+    assert ladder is not None
+    bots = [
+        make_bot(make_confirmed_user(f"p{i}"), status="active", ladder_opt_in=True)
+        for i in range(8)
+    ]
+    store_history(ladder, bots, 50, days_ago=0)
+    shares_rebuild(ladder, now=timezone.now())  # the ladder's first top-up counts them
+    quiet = top_up_reads()
+    store_history(ladder, bots, 20_000, days_ago=0)  # a busy day since
+    busy = top_up_reads()
+    assert busy <= quiet + 50, (quiet, busy)

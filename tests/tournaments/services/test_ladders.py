@@ -4,10 +4,8 @@ duplicate rotations when staff switch them on, pause and resume."""
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import User
 from django.utils import timezone
 
-from tests.support.users import make_confirmed_user
 from tournaments.errors import ApplicationError, ConflictError
 from tournaments.models import (
     BotStatus,
@@ -31,35 +29,11 @@ from tournaments.services.matches import match_claim
 
 
 @pytest.fixture
-def ladder(oh_hell) -> Ladder:
-    ladder = ladder_ensure_default()
-    assert ladder is not None
-    return ladder
-
-
-@pytest.fixture
 def duplicate_ladder(ladder) -> Ladder:
     """The ladder with duplicate switched on, as staff may do in the admin."""
     ladder.duplicate = True
     ladder.save(update_fields=["duplicate", "updated_at"])
     return ladder
-
-
-@pytest.fixture
-def ladder_bots(make_bot):
-    """Make ``n`` active, opted-in bots: of ``owner`` when given, else each of an owner of its
-    own (the ladder never seats two bots of one owner together)."""
-    owners = iter(range(1, 1_000_000))
-
-    def make(n: int, owner: User | None = None, **fields) -> list:
-        fields.setdefault("status", BotStatus.ACTIVE)
-        fields.setdefault("ladder_opt_in", True)
-        return [
-            make_bot(owner or make_confirmed_user(f"player-{next(owners)}"), **fields)
-            for _ in range(n)
-        ]
-
-    return make
 
 
 def open_seats() -> list[int]:

@@ -12,7 +12,8 @@ from tournaments.api.serializers.fields import (
     time_bank_field,
 )
 from tournaments.models import Ladder
-from tournaments.models.ladders import LADDER_DUPLICATE_HELP
+from tournaments.models.ladders import LADDER_DUPLICATE_HELP, LADDER_ROUND_HELP, MAX_ROUND_TABLES
+from tournaments.rating_math import ROUND_TABLES
 
 
 class LadderInput(serializers.Serializer):
@@ -21,6 +22,9 @@ class LadderInput(serializers.Serializer):
     time_limit_ms = StrictIntegerField(min_value=10, max_value=120_000, required=False)
     time_bank_ms = time_bank_field()
     duplicate = StrictBooleanField(default=False, help_text=LADDER_DUPLICATE_HELP)
+    round_tables = StrictIntegerField(
+        min_value=1, max_value=MAX_ROUND_TABLES, default=ROUND_TABLES, help_text=LADDER_ROUND_HELP
+    )
 
 
 class LadderOutput(serializers.ModelSerializer):
@@ -39,6 +43,7 @@ class LadderOutput(serializers.ModelSerializer):
             "time_limit_ms",
             "time_bank_ms",
             "duplicate",
+            "round_tables",
             "matches_in_flight",
             "matches_finished",
             "created_at",
