@@ -245,15 +245,16 @@ def pct(values: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * q))] if ordered else float("nan")
 
 
-def task_times(log: Path, since: float) -> dict[str, list[float]]:
-    """Milliseconds of each control task the worker logged as done after ``since`` (epoch s)."""
+def task_times(log: Path, since: float, until: float) -> dict[str, list[float]]:
+    """Milliseconds of each control task the worker logged as done within the window (epoch
+    seconds): the settling after it, when the recompute holds the rating lock, is left out."""
     found: dict[str, list[float]] = {}
     for line in log.read_text(errors="replace").splitlines():
         match = TASK_DONE.match(line)
         if match is None:
             continue
         at = time.mktime(time.strptime(match["at"].split(",")[0], "%Y-%m-%d %H:%M:%S"))
-        if at >= since:
+        if since <= at <= until:
             found.setdefault(match["task"], []).append(float(match["seconds"]) * 1000)
     return found
 
@@ -494,7 +495,7 @@ def main() -> None:
                     )
                 ),
             )
-        end = read(roles, calls, redis_port)
+        end, end_epoch = read(roles, calls, redis_port), time.time()
         webload.done.set()
         client.join(timeout=60)
         seats = MatchSeat.objects.filter(
@@ -517,12 +518,20 @@ def main() -> None:
         for line in log.read_text(errors="replace").splitlines()
     )
     outcome = Outcome(
-        webload, task_times(control_log, start_epoch), per_bot, most_connections, errors, same
+        webload,
+        task_times(control_log, start_epoch, end_epoch),
+        per_bot,
+        most_connections,
+        errors,
+        same,
     )
     report(args, bots, start, end, outcome)
     if not args.keep:
         subprocess.run([*PSQL, "-c", f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)"])
-    shutil.rmtree(tmp, ignore_errors=True)
+    if errors:
+        print(f"\nthe workers logged errors: their logs are kept in {tmp}")
+    else:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 @dataclass

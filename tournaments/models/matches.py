@@ -117,8 +117,8 @@ class Match(models.Model):
             models.Index(fields=["tournament", "round"], name="match_tournament_round_idx"),
             models.Index(fields=["ladder", "status"], name="match_ladder_status_idx"),
             models.Index(fields=["scrimmage", "round"], name="match_scrimmage_round_idx"),
-            # A ladder's tables of the last day, which a top-up weighs, without its history
-            # (tournaments/selectors/ladders.py).
+            # A ladder's tables of a time range: those leaving the shares' window, and the
+            # day's tables a first count reads (tournaments/services/shares.py).
             models.Index(
                 fields=["ladder", "created_at"],
                 condition=models.Q(ladder__isnull=False),

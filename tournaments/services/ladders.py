@@ -325,7 +325,7 @@ def _owner_quota(field: list[FieldBot]) -> dict[str, int]:
 
 
 def _candidates(ladder: Ladder, eligible: list[FieldBot]) -> list[Candidate]:
-    """The slate's bots with their teams, ratings and last day's ladder tables."""
+    """The slate's bots with their teams, ratings and ladder tables of the window."""
     if len(eligible) < ladder.table_size:
         return []
     shared = shared_hosts()
