@@ -45,7 +45,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,7 +54,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_hosts import process_cpu, serve_bots  # noqa: E402
+from bench_hosts import process_cpu, serve_bots, wait_until  # noqa: E402
 
 DB_NAME = "ohhell_bench_soak"
 DB_URL = f"postgres://postgres@127.0.0.1:5432/{DB_NAME}"
@@ -259,14 +259,6 @@ def task_times(log: Path, since: float, until: float) -> dict[str, list[float]]:
     return found
 
 
-def wait_until(condition: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"timed out waiting for {what}")
-        time.sleep(0.5)
-
-
 def settle_and_compare() -> bool:
     """Pause the ladder, cancel its queued tables, let the last ratings be written, and compare
     every rating and history row with a recompute."""
@@ -357,11 +349,11 @@ def main() -> None:
         subprocess.run([*PSQL, "-d", DB_NAME, "-c", "VACUUM ANALYZE"], check=True)
         print(f"{bots:,} bots loaded in {time.perf_counter() - started:.0f} s", flush=True)
     else:
-        from tournaments.models import Bot
-
-        for bot in Bot.objects.all().only("pk", "endpoint_url"):
-            bot.endpoint_url = re.sub(r":\d+/", f":{bot_port}/", bot.endpoint_url)
-        Bot.objects.bulk_update(Bot.objects.all(), ["endpoint_url"])
+        # The bots kept from an earlier run answer at this run's bot server.
+        psql_value(
+            "UPDATE tournaments_bot SET endpoint_url"
+            f" = regexp_replace(endpoint_url, ':[0-9]+/', ':{int(bot_port)}/')"
+        )
     from django.db import connection
 
     from tournaments.models import Ladder, LadderStatus

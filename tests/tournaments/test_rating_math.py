@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-import trueskill
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support.trueskill_package import package_env
 from tournaments.rating_math import RatingParams, conservative, quality, rate
 
 tables = st.integers(min_value=2, max_value=8).flatmap(
@@ -23,22 +23,12 @@ tables = st.integers(min_value=2, max_value=8).flatmap(
 )
 
 
-def _package(params: RatingParams) -> trueskill.TrueSkill:
-    return trueskill.TrueSkill(
-        mu=params.mu,
-        sigma=params.sigma,
-        beta=params.beta,
-        tau=params.tau,
-        draw_probability=params.draw_probability,
-    )
-
-
 @settings(max_examples=150, deadline=None)
 @given(table=tables, draw=st.sampled_from([0.0, 0.01, 0.14]))
 def test_rate_equals_the_package_on_random_tables_with_ties(table, draw):
     before, ranks = table
     params = RatingParams(draw_probability=draw)
-    env = _package(params)
+    env = package_env(params)
     try:
         expected = env.rate([(env.create_rating(mu, sigma),) for mu, sigma in before], ranks=ranks)
     except ValueError:

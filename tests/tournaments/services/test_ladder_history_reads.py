@@ -74,8 +74,9 @@ def store_history(ladder: Ladder, bots: list[Bot], matches: int, *, days_ago: in
         cursor.execute(f"ANALYZE {Match._meta.db_table}, {MatchSeat._meta.db_table}")
 
 
-@pytest.mark.django_db
-def test_a_top_up_reads_the_same_rows_with_a_long_history(oh_hell, make_bot, settings):
+@pytest.fixture
+def busy_ladder(oh_hell, make_bot, settings) -> tuple[Ladder, list[Bot]]:
+    """The default ladder, one table in flight, and 8 bots of their own owners opted in."""
     settings.LADDER_MATCHES_IN_FLIGHT = 1
     ladder = ladder_ensure_default()
     assert ladder is not None
@@ -83,6 +84,12 @@ def test_a_top_up_reads_the_same_rows_with_a_long_history(oh_hell, make_bot, set
         make_bot(make_confirmed_user(f"p{i}"), status="active", ladder_opt_in=True)
         for i in range(8)
     ]
+    return ladder, bots
+
+
+@pytest.mark.django_db
+def test_a_top_up_reads_the_same_rows_with_a_long_history(busy_ladder):
+    ladder, bots = busy_ladder
     store_history(ladder, bots, 50, days_ago=0)  # the last day's tables, which count
     small = top_up_reads()
     store_history(ladder, bots, 20_000, days_ago=3)
@@ -93,14 +100,8 @@ def test_a_top_up_reads_the_same_rows_with_a_long_history(oh_hell, make_bot, set
 
 
 @pytest.mark.django_db
-def test_a_top_up_reads_the_same_rows_however_many_tables_the_day_has(oh_hell, make_bot, settings):
-    settings.LADDER_MATCHES_IN_FLIGHT = 1
-    ladder = ladder_ensure_default()
-    assert ladder is not None
-    bots = [
-        make_bot(make_confirmed_user(f"p{i}"), status="active", ladder_opt_in=True)
-        for i in range(8)
-    ]
+def test_a_top_up_reads_the_same_rows_however_many_tables_the_day_has(busy_ladder):
+    ladder, bots = busy_ladder
     store_history(ladder, bots, 50, days_ago=0)
     shares_rebuild(ladder, now=timezone.now())  # the ladder's first top-up counts them
     quiet = top_up_reads()

@@ -4,9 +4,9 @@ update of all their bots once the last one ends, exactly as a recompute rates th
 from __future__ import annotations
 
 import pytest
-import trueskill
 from django.utils import timezone
 
+from tests.support.trueskill_package import package_env
 from tests.tournaments.services.rating_world import assert_live_equals_recompute
 from tournaments.models import Ladder, Match, MatchSeat, MatchStatus, Rating, RatingHistory
 from tournaments.rating_math import ROUND_TABLES, RatingParams
@@ -107,13 +107,7 @@ def test_a_ladder_that_rates_tables_alone_makes_no_rounds(ladder, ladder_bots, s
 def _expected(tables: list[tuple[list[int], list[int]]], params: RatingParams) -> dict:
     """The trueskill package's own free-for-all update of every bot of the tables, ranked by
     points across them (a shared total a shared place), the bots listed by seat, then id."""
-    env = trueskill.TrueSkill(
-        mu=params.mu,
-        sigma=params.sigma,
-        beta=params.beta,
-        tau=params.tau,
-        draw_probability=params.draw_probability,
-    )
+    env = package_env(params)
     seats = sorted(
         (seat, bot, points)
         for bots, scores in tables

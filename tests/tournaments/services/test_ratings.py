@@ -5,11 +5,10 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-import trueskill
 from django.utils import timezone
 
+from tests.support.trueskill_package import package_env
 from tournaments.models import Match, MatchSeat, MatchStatus, Rating, RatingHistory
-from tournaments.rating_math import RatingParams
 from tournaments.selectors.ratings import leaderboard, rating_on
 from tournaments.services.ratings import ratings_apply_pending
 from tournaments.services.recompute import ratings_recompute
@@ -47,13 +46,6 @@ def finished(oh_hell):
     return make
 
 
-def _package_env() -> trueskill.TrueSkill:
-    p = RatingParams()
-    return trueskill.TrueSkill(
-        mu=p.mu, sigma=p.sigma, beta=p.beta, tau=p.tau, draw_probability=p.draw_probability
-    )
-
-
 def test_updates_equal_the_trueskill_package_on_hand_made_results_with_ties(bots, finished):
     a, b, c, d, e = bots
     tables = [
@@ -65,7 +57,7 @@ def test_updates_equal_the_trueskill_package_on_hand_made_results_with_ties(bots
         finished(table)
     assert ratings_apply_pending() == 3
 
-    env = _package_env()
+    env = package_env()
     expected = {bot.pk: env.create_rating() for bot in bots}
     for table in tables:
         scores = [score for _, score in table]
@@ -84,7 +76,7 @@ def test_a_disqualified_bot_ranks_last_whatever_its_score(bots, finished):
     a, b, c, _, _ = bots
     finished([(a, 90, True), (b, 10), (c, 20)])
     ratings_apply_pending()
-    env = _package_env()
+    env = package_env()
     r = env.create_rating()
     (ra,), (_rb,), (rc,) = env.rate([(r,), (r,), (r,)], ranks=[3, 2, 1])
     assert Rating.objects.get(bot=a).mu == pytest.approx(ra.mu)
@@ -231,7 +223,7 @@ def test_a_duplicate_group_is_rated_as_one_update_by_the_deal_by_deal_comparison
     (a, b, c, d), rotations, play = duplicate_group
     matches = [play(seating, minute=i) for i, seating in enumerate(rotations([a, b, c, d]))]
     assert ratings_apply_pending() == 4
-    env = _package_env()
+    env = package_env()
     r = env.create_rating()
     expected = env.rate([(r,), (r,), (r,), (r,)], ranks=[1, 2, 3, 4])
     for bot, (new,) in zip((a, b, c, d), expected, strict=True):
