@@ -17,7 +17,10 @@ Then measures, in paired rounds (the two taking turns going first), nice'd:
   paused inside the same transaction, which is rolled back so every call sees the same
   state), on the large-history ladder against the small-history one: medians and p99 of
   ``--calls`` calls per round, and the rows the top-up read from the match and seat tables
-  (``pg_stat_xact_user_tables``: sequential and index tuples read);
+  (``pg_stat_xact_user_tables``: sequential and index tuples read). Before each round the
+  ladders' share windows are moved on and committed, as a live ladder's top-ups do once a
+  minute; the top-ups that move it are measured on their own (``--calls`` of them, the
+  window set a step back inside each rolled-back call);
 - ``ratings``: ``ratings_apply_pending`` applying ``k`` finished ladder matches in one write
   (k = 1, 5, 20), each call on matches just finished and rolled back after: milliseconds per
   write and the rated matches per second one control worker sustains at that batch size.
@@ -214,15 +217,36 @@ def _reads() -> int:
         return int(cursor.fetchone()[0])
 
 
-def top_up(ladder_id: int, other_id: int) -> Call:
-    """One top-up of one ladder (the other paused), rolled back afterwards."""
+def move_windows() -> None:
+    """Move both ladders' share windows on and commit it, as a live ladder's top-ups do once
+    a step (``SHARE_WINDOW_STEP``): the rolled-back calls would each move it again."""
     from django.db import transaction
+    from django.utils import timezone
+
+    from tournaments.models import Ladder
+    from tournaments.services.shares import shares_move_window
+
+    with transaction.atomic():
+        for ladder in Ladder.objects.select_for_update().select_related("variant"):
+            shares_move_window(ladder, now=timezone.now())
+
+
+def top_up(ladder_id: int, other_id: int, *, moving: bool = False) -> Call:
+    """One top-up of one ladder (the other paused), rolled back afterwards; ``moving``: one
+    that moves the share window on by a step."""
+    from django.db import transaction
+    from django.db.models import F
 
     from tournaments.models import Ladder, LadderStatus
+    from tournaments.selectors.ladders import SHARE_WINDOW_STEP
     from tournaments.services.ladders import ladders_top_up
 
     with transaction.atomic():
         Ladder.objects.filter(pk=other_id).update(status=LadderStatus.PAUSED)
+        if moving:
+            Ladder.objects.filter(pk=ladder_id).update(
+                shares_since=F("shares_since") - SHARE_WINDOW_STEP
+            )
         before = _reads()
         started = time.perf_counter()
         made = ladders_top_up()
@@ -275,6 +299,7 @@ def paired(
     out_a: list[list[Call]] = []
     out_b: list[list[Call]] = []
     for r in range(rounds):
+        move_windows()
         order = [(a, out_a), (b, out_b)] if r % 2 == 0 else [(b, out_b), (a, out_a)]
         for call, out in order:
             out.append([call() for _ in range(calls)])
@@ -360,6 +385,8 @@ def main() -> None:
         )
         print(f"| {args.matches:,} matches stored | {_summary(runs_large)} |")
         print(f"| {args.per_day:,} matches stored (anchor) | {_summary(runs_small)} |")
+        moving = [top_up(large, small, moving=True) for _ in range(args.calls)]
+        print(f"| {args.matches:,}, a top-up moving the window | {_summary([moving])} |")
     print(
         f"\nrating writes on the {args.matches:,}-match ladder, {args.rounds} paired rounds of"
         f" {args.calls} writes, against one match a write (the anchor)"

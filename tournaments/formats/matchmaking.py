@@ -81,13 +81,25 @@ class MatchmakingParams:
 
 def share_weight(bot: Candidate, params: MatchmakingParams) -> float:
     """How many shares of the tables a bot is owed: more while uncertain or provisional."""
-    bonus = params.provisional_bonus if bot.provisional else 0.0
-    return 1.0 + params.sigma_weight * bot.sigma / params.sigma0 + bonus
+    return weight_of(bot.sigma, bot.provisional, params)
+
+
+def weight_of(sigma: float, provisional: bool, params: MatchmakingParams) -> float:
+    """``share_weight`` of a bot with this rating's sigma, provisional or not (a ladder keeps
+    it with each bot's share: tournaments/services/shares.py)."""
+    bonus = params.provisional_bonus if provisional else 0.0
+    return 1.0 + params.sigma_weight * sigma / params.sigma0 + bonus
 
 
 def owed(bot: Candidate, params: MatchmakingParams) -> float:
     """Recent tables per share (lower: further behind); the next table's seed has the least."""
-    return (bot.recent + 1) / share_weight(bot, params)
+    return owed_of(bot.recent, share_weight(bot, params))
+
+
+def owed_of(recent: int, weight: float) -> float:
+    """``owed`` of a bot with ``recent`` tables and this share weight (a ladder's slate orders
+    its shares by the same sum in SQL: tournaments/selectors/ladders.py)."""
+    return (recent + 1) / weight
 
 
 def slate_size(table_size: int, tables: int, least: int) -> int:
@@ -104,8 +116,9 @@ def slate(
 ) -> list[Candidate]:
     """The ``size`` candidates furthest behind their share (least ``owed``; ties at random), in
     that order: the bots a ladder's top-up hands ``pick_tables``. The ladder reads the same
-    slate in SQL (``ladder_slate`` in tournaments/selectors/ladders.py), so a top-up never
-    builds the whole field of a large ladder."""
+    slate from an index of its shares (``ladder_slate`` in tournaments/selectors/ladders.py;
+    ties in the order each share drew when its tables last changed), so a top-up never reads
+    the whole field of a large ladder."""
     params = params or MatchmakingParams()
     order = list(candidates)
     rng.shuffle(order)

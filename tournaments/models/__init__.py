@@ -23,7 +23,13 @@ from tournaments.models.competitions import (
     TournamentStatus,
 )
 from tournaments.models.faults import FaultKind
-from tournaments.models.ladders import Ladder, LadderShare, LadderStatus
+from tournaments.models.ladders import (
+    SHARE_OWED,
+    Ladder,
+    LadderShare,
+    LadderStatus,
+    new_tiebreak,
+)
 from tournaments.models.matches import (
     Match,
     MatchSeat,
@@ -51,6 +57,7 @@ from tournaments.models.variants import Variant
 
 __all__ = [
     "ORGANISERS_GROUP",
+    "SHARE_OWED",
     "Bot",
     "BotHealthCheck",
     "BotStatus",
@@ -92,6 +99,7 @@ __all__ = [
     "email_confirmed_q",
     "is_email_confirmed",
     "is_organiser",
+    "new_tiebreak",
     "sees_bot_privately",
     "sees_platform_errors",
     "signed_in",

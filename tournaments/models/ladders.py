@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import secrets
+
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.db.models import ExpressionWrapper
 
 from arena.timebank import DEFAULT_TIME_BANK_MS, MAX_TIME_BANK_MS
 from tournaments.rating_math import ROUND_TABLES
@@ -98,12 +101,27 @@ class Ladder(models.Model):
         return f"{self.variant.name} ladder"
 
 
+def new_tiebreak() -> int:
+    """A share's place among the shares owed as much as it is, drawn afresh as its tables
+    change."""
+    return secrets.randbelow(2**31)
+
+
+# A share's ``owed`` (tournaments/formats/matchmaking.py), as its index orders the shares.
+SHARE_OWED = ExpressionWrapper(
+    (models.F("tables") + 1.0) / models.F("weight"), output_field=models.FloatField()
+)
+
+
 class LadderShare(models.Model):
     """How much one bot played on one ladder in the matchmaker's window: its tables not
-    cancelled, and how many of them it sat at each seat position.
+    cancelled, how many of them it sat at each seat position, and how many shares of the
+    tables it is owed (``weight_of`` its rating in the ladder's variant).
 
-    Kept as tables are made, cancelled and leave the window (tournaments/services/shares.py),
-    so a top-up reads one row a bot instead of the window's tables.
+    Kept as tables are made, cancelled and leave the window and as ratings change
+    (tournaments/services/shares.py); every bot opted into the ladders has one on every ladder
+    that counts its shares. A top-up reads them in the order of ``SHARE_OWED``, so it reads
+    about as many as its slate holds, whatever the field's size or the ladder's history.
     """
 
     ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="shares")
@@ -111,10 +129,18 @@ class LadderShare(models.Model):
     tables = models.PositiveIntegerField(default=0)
     # Tables by seat position: seats[i] at seat i.
     seats = models.JSONField(default=list)
+    weight = models.FloatField(default=1.0)
+    tiebreak = models.IntegerField(default=new_tiebreak)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["ladder", "bot"], name="ladder_share_one_per_bot"),
+            models.CheckConstraint(condition=models.Q(weight__gt=0), name="ladder_share_weight"),
+        ]
+        indexes = [
+            models.Index(
+                models.F("ladder"), SHARE_OWED, models.F("tiebreak"), name="ladder_share_owed_idx"
+            ),
         ]
 
     def __str__(self) -> str:

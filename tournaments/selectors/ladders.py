@@ -12,7 +12,6 @@ from django.db import connection
 from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
 
-from tournaments.formats.matchmaking import MatchmakingParams
 from tournaments.models import (
     Bot,
     BotStatus,
@@ -25,7 +24,6 @@ from tournaments.models import (
     MatchStatus,
     Rating,
 )
-from tournaments.rating_math import RatingParams, provisional_matches
 
 # The home page tells how busy each ladder has been over this window.
 ACTIVITY_WINDOW = timedelta(hours=1)
@@ -103,6 +101,9 @@ def ladders_activity(*, now: datetime | None = None) -> list[LadderActivity]:
 
 # The matchmaker's fair share is counted over the tables of this window.
 SHARE_WINDOW = timedelta(days=1)
+# The window's start moves on in steps of this: a top-up within a step of the last move reads
+# nothing of the tables leaving it (tournaments/services/shares.py).
+SHARE_WINDOW_STEP = timedelta(minutes=1)
 
 
 @dataclass(slots=True)
@@ -123,94 +124,89 @@ class FieldBot:
 
 def _slate_sql() -> str:
     bot, rating, share = Bot._meta.db_table, Rating._meta.db_table, LadderShare._meta.db_table
-    match, seat, ladder = Match._meta.db_table, MatchSeat._meta.db_table, Ladder._meta.db_table
+    match, seat = Match._meta.db_table, MatchSeat._meta.db_table
     user, confirmed = User._meta.db_table, ConfirmedEmail._meta.db_table
-    # owed() and share_weight() of tournaments/formats/matchmaking.py, in SQL.
-    owed = """(COALESCE(p.tables, 0) + 1.0) / (1.0
-        + %(sigma_weight)s * COALESCE(r.sigma, %(start_sigma)s) / %(sigma0)s
-        + CASE WHEN COALESCE(r.matches, 0) < %(provisional)s THEN %(bonus)s ELSE 0 END)"""
+    # SHARE_OWED of tournaments/models/ladders.py, the expression the shares' index orders by.
+    owed = "(p.tables + 1.0) / p.weight"
     return f"""
-        WITH over AS (
-            SELECT owner_id FROM {bot} WHERE ladder_opt_in
-            GROUP BY owner_id HAVING COUNT(*) > %(cap)s
-        ),
-        -- Bots beyond their owner's first LADDER_MAX_BOTS_PER_OWNER opted in, by id: only
-        -- owners over the cap are numbered (opting in beyond it is refused).
-        beyond AS (
-            SELECT id FROM (
-                SELECT b.id, ROW_NUMBER() OVER (PARTITION BY b.owner_id ORDER BY b.id) AS nth
-                FROM {bot} b
-                WHERE b.ladder_opt_in AND b.owner_id IN (SELECT owner_id FROM over)
-            ) numbered
-            WHERE nth > %(cap)s
-        ),
-        busy AS (
+        WITH busy AS (
             SELECT s.bot_id FROM {match} m JOIN {seat} s ON s.match_id = m.id
             WHERE m.status = %(running)s
             UNION
             SELECT s.bot_id FROM {match} m JOIN {seat} s ON s.match_id = m.id
-            WHERE m.ladder_id IN (SELECT id FROM {ladder}) AND m.status = %(queued)s
+            WHERE m.ladder_id IS NOT NULL AND m.status = %(queued)s
         ),
-        -- Each owner's open tables of this ladder (a duplicate group is one table).
-        held AS (
-            SELECT b.owner_id,
-                COUNT(DISTINCT CASE WHEN m.duplicate_group = '' THEN CAST(m.id AS TEXT)
-                    ELSE m.duplicate_group END) AS tables
-            FROM {match} m JOIN {seat} s ON s.match_id = m.id JOIN {bot} b ON b.id = s.bot_id
+        -- The shares in the index's order, each checked as it is read, until the slate is
+        -- full. A bot beyond its owner's first LADDER_MAX_BOTS_PER_OWNER opted in (by id) is
+        -- passed over, as is one whose account has not confirmed the address it has now.
+        -- OFFSET 0 keeps each LATERAL subquery a lookup by key for each row read: as joins,
+        -- the planner, which cannot estimate these tests, would read the whole field first.
+        picked AS MATERIALIZED (
+            SELECT p.bot_id, o.owner_id, o.endpoint_addresses, o.mu, o.sigma, o.matches,
+                p.tables, p.seats, {owed} AS owed, p.tiebreak
+            FROM {share} p
+            CROSS JOIN LATERAL (
+                SELECT b.owner_id, b.endpoint_addresses, r.mu, r.sigma, r.matches
+                FROM {bot} b
+                LEFT JOIN {rating} r ON r.bot_id = b.id AND r.variant_id = %(variant)s
+                WHERE b.id = p.bot_id AND b.ladder_opt_in AND b.status = %(active)s
+                    AND (
+                        SELECT c.email = u.email
+                        FROM {confirmed} c JOIN {user} u ON u.id = c.user_id
+                        WHERE c.user_id = b.owner_id
+                    )
+                    AND (
+                        SELECT COUNT(*) FROM {bot} e
+                        WHERE e.owner_id = b.owner_id AND e.ladder_opt_in AND e.id < b.id
+                    ) < %(cap)s
+                OFFSET 0
+            ) o
+            WHERE p.ladder_id = %(ladder)s AND p.bot_id NOT IN (SELECT bot_id FROM busy)
+            ORDER BY {owed}, p.tiebreak
+            LIMIT %(size)s
+        ),
+        -- The owners at the ladder's open tables, and the table each sits at (a duplicate
+        -- group is one table).
+        open_seats AS MATERIALIZED (
+            SELECT o.owner_id, CASE WHEN m.duplicate_group = '' THEN CAST(m.id AS TEXT)
+                ELSE m.duplicate_group END AS tables
+            FROM {match} m JOIN {seat} s ON s.match_id = m.id
+            CROSS JOIN LATERAL (SELECT b.owner_id FROM {bot} b WHERE b.id = s.bot_id OFFSET 0) o
             WHERE m.ladder_id = %(ladder)s AND m.status IN (%(queued)s, %(running)s)
-            GROUP BY b.owner_id
         ),
-        -- Materialized, so the confirmed-account test below (a join the planner cannot
-        -- estimate: user and address both equal) filters the ranked bots, not the joins.
-        ranked AS MATERIALIZED (
-            SELECT o.id, o.owner_id, o.endpoint_addresses, r.mu, r.sigma, r.matches,
-                p.tables, p.seats, h.tables AS owner_tables, {owed} AS owed
-            FROM {bot} o
-            LEFT JOIN held h ON h.owner_id = o.owner_id
-            LEFT JOIN {rating} r ON r.bot_id = o.id AND r.variant_id = %(variant)s
-            LEFT JOIN {share} p ON p.bot_id = o.id AND p.ladder_id = %(ladder)s
-            WHERE o.ladder_opt_in AND o.status = %(active)s
-                AND o.id NOT IN (SELECT bot_id FROM busy)
-                AND o.id NOT IN (SELECT id FROM beyond)
+        held AS (
+            SELECT t.owner_id, COUNT(DISTINCT t.tables) AS tables FROM open_seats t
+            WHERE t.owner_id IN (SELECT owner_id FROM picked)
+            GROUP BY t.owner_id
         )
-        SELECT k.id, k.owner_id, k.endpoint_addresses, k.mu, k.sigma, k.matches, k.tables,
-            k.seats, k.owner_tables
-        FROM ranked k
-        WHERE EXISTS (
-            SELECT 1 FROM {confirmed} c JOIN {user} u ON u.id = c.user_id
-            WHERE c.user_id = k.owner_id AND c.email = u.email
-        )
-        ORDER BY k.owed, RANDOM()
-        LIMIT %(size)s
+        SELECT k.bot_id, k.owner_id, k.endpoint_addresses, k.mu, k.sigma, k.matches, k.tables,
+            k.seats, h.tables
+        FROM picked k LEFT JOIN held h ON h.owner_id = k.owner_id
+        ORDER BY k.owed, k.tiebreak
     """
 
 
-def ladder_slate(*, ladder: Ladder, size: int, params: MatchmakingParams) -> list[FieldBot]:
+def ladder_slate(*, ladder: Ladder, size: int) -> list[FieldBot]:
     """The ``size`` bots the ladder may seat now that are furthest behind their share, in that
-    order (ties at random), with what the matchmaker weighs and each owner's open tables of the
-    ladder, in one statement: ``slate`` of
+    order (ties in the order each share last drew), with what the matchmaker weighs and each
+    owner's open tables of the ladder, in one statement: ``slate`` of
     tournaments/formats/matchmaking.py over the free bots of ``_playable`` in
     tournaments/services/ladders.py (active, opted in, of a confirmed account, each owner's
     first ``LADDER_MAX_BOTS_PER_OWNER`` opted in by id), not at an open ladder table and not
     playing any match.
 
-    A bot's tables of the window are its ``LadderShare`` row (tournaments/services/shares.py),
-    so the read is one row per opted-in bot whatever the ladder's history and pace, and only
-    ``size`` rows come back however large the field (bench/README.md).
+    A bot's tables of the window and its weight are its ``LadderShare`` row
+    (tournaments/services/shares.py), read in the order of their index: about ``size`` rows,
+    plus those of bots the ladders may not seat now, whatever the field's size and the
+    ladder's history and pace (bench/README.md).
     """
-    start = RatingParams.from_dict(ladder.variant.rating_params)
-    values: dict[str, int | float | str] = {
+    values: dict[str, int | str] = {
         "ladder": ladder.pk,
         "running": MatchStatus.RUNNING.value,
         "queued": MatchStatus.QUEUED.value,
         "variant": ladder.variant_id,
         "cap": settings.LADDER_MAX_BOTS_PER_OWNER,
         "active": BotStatus.ACTIVE.value,
-        "sigma_weight": params.sigma_weight,
-        "start_sigma": start.sigma,
-        "sigma0": params.sigma0,
-        "provisional": provisional_matches(),
-        "bonus": params.provisional_bonus,
         "size": size,
     }
     with connection.cursor() as cursor:
@@ -225,7 +221,7 @@ def ladder_slate(*, ladder: Ladder, size: int, params: MatchmakingParams) -> lis
             mu=mu,
             sigma=sigma,
             matches=matches or 0,
-            tables=tables or 0,
+            tables=tables,
             seats=_seat_counts(seats, table),
             owner_tables=owner_tables or 0,
         )

@@ -54,6 +54,7 @@ from tournaments.services.competitions import check_table, competition_move
 from tournaments.services.matches import match_enqueue, matches_create
 from tournaments.services.shares import (
     shares_add_tables,
+    shares_join,
     shares_move_window,
     shares_take_out_cancelled,
 )
@@ -93,6 +94,7 @@ def bot_set_ladder_opt_in(*, bot: Bot, enabled: bool) -> Bot:
         bot.ladder_opt_in = enabled
         bot.save(update_fields=["ladder_opt_in", "updated_at"])
         if enabled:
+            shares_join(bot)
             ladders_top_up_soon()
     return bot
 
@@ -258,7 +260,7 @@ def _top_up(ladder: Ladder) -> int:
         return 0
     params = MatchmakingParams()
     size = slate_size(ladder.table_size, wanted, settings.LADDER_SLATE_BOTS)
-    field = ladder_slate(ladder=ladder, size=size, params=params)
+    field = ladder_slate(ladder=ladder, size=size)
     candidates = _candidates(ladder, field)
     quota = _owner_quota(field)
     rng = random.Random(secrets.randbits(64))

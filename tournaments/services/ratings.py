@@ -25,7 +25,7 @@ standings still count them (tournaments/selectors/tournaments.py).
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 from django.core.cache import cache
 from django.db import connection, transaction
-from django.db.models import Exists, Field, Max, Model, OuterRef, Q, QuerySet
+from django.db.models import Exists, Max, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from engine.scoring import rating_ranks
@@ -53,10 +53,11 @@ from tournaments.models import (
 from tournaments.rank_intervals import Finish
 from tournaments.rating_math import RatingParams, new_version_sigma, rate
 from tournaments.services.analytics import forget_bot_analytics
+from tournaments.services.rows import CHUNK, update_rows
+from tournaments.services.shares import RatedBot, shares_reweigh
 
 logger = logging.getLogger(__name__)
 RATING_LOCK_KEY = 7_042_017  # any constant shared by every process of this deployment
-CHUNK = 2000
 
 
 def lock_ratings() -> None:
@@ -333,62 +334,10 @@ def save_state(state: RatingState) -> None:
             changed.append(row)
     Rating.objects.bulk_create(new, batch_size=CHUNK)
     update_rows(Rating, changed, ["mu", "sigma", "matches", "updated_at"])
-
-
-def update_rows(model: type[Model], objects: Sequence[Model], columns: list[str]) -> None:
-    """Write ``columns`` of ``objects`` back: one UPDATE ... FROM (VALUES ...) per chunk (the
-    rating writer's, and a ladder's shares: tournaments/services/shares.py).
-
-    Django's bulk_update builds a CASE WHEN per row and column in Python, which cost most of
-    the time of rating a backlog; other databases keep it.
-    """
-    if not objects:
-        return
-    if connection.vendor != "postgresql":
-        model._default_manager.bulk_update(objects, columns, batch_size=CHUNK)
-        return
-    meta = model._meta
-    fields = [meta.pk, *(_concrete(model, c) for c in columns)]
-    stored = [_stored_column(model, c) for c in ["pk", *columns]]
-    names = [column.name for column in stored]
-    casts = [column.cast for column in stored]
-    row = "(" + ", ".join(f"%s::{cast}" for cast in casts) + ")"
-    sets = ", ".join(f"{name} = v.{name}" for name in names[1:])
-    for start in range(0, len(objects), CHUNK):
-        chunk = objects[start : start + CHUNK]
-        params = [
-            field.get_db_prep_value(getattr(o, field.attname), connection)
-            for o in chunk
-            for field in fields
-        ]
-        sql = (
-            f"UPDATE {meta.db_table} AS t SET {sets} FROM (VALUES {', '.join([row] * len(chunk))})"
-            f" AS v({', '.join(names)}) WHERE t.{names[0]} = v.{names[0]}"
-        )
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-
-
-def _concrete(model: type[Model], name: str) -> Field:
-    field = model._meta.get_field(name)
-    if not isinstance(field, Field):
-        raise TypeError(f"{model.__name__}.{name} is not a column")
-    return field
-
-
-class StoredColumn(NamedTuple):
-    """A model field's column in the database and the type to cast a value to for it."""
-
-    name: str
-    cast: str
-
-
-def _stored_column(model: type[Model], field_name: str) -> StoredColumn:
-    field = model._meta.pk if field_name == "pk" else model._meta.get_field(field_name)
-    cast = field.db_type(connection) if isinstance(field, Field) else None
-    if not isinstance(field, Field) or field.column is None or cast is None:
-        raise TypeError(f"{model.__name__}.{field_name} is not a column")
-    return StoredColumn(field.column, cast)
+    shares_reweigh(
+        RatedBot(bot_id, variant_id, value.sigma, value.matches)
+        for (bot_id, variant_id), value in state.values.items()
+    )
 
 
 def seats_by_match(match_ids: list[int]) -> dict[int, list[SeatRow]]:

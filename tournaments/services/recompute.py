@@ -52,6 +52,7 @@ from tournaments.services.ratings import (
     seats_by_match,
     sequence_of,
 )
+from tournaments.services.shares import shares_reweigh_all
 
 RECOMPUTE_REQUEST_LOCK_KEY = 7_042_018
 
@@ -122,6 +123,7 @@ def ratings_recompute(*, progress: Callable[[int, int], None] | None = None) -> 
     save_history(history)
     forget_leaderboards(set(raw_params))
     save_state(state)
+    shares_reweigh_all()
     return done
 
 

@@ -1,27 +1,47 @@
-"""A ladder's shares: each bot's tables in the matchmaker's window (``SHARE_WINDOW``), kept as
-tables are made, cancelled and leave the window, so a top-up reads one row a bot
-(``ladder_slate`` in tournaments/selectors/ladders.py) however long the ladder's history and
+"""A ladder's shares: each bot's tables in the matchmaker's window (``SHARE_WINDOW``) and the
+shares of the tables it is owed (its weight, from its rating), kept as tables are made,
+cancelled and leave the window and as ratings change, so a top-up reads its slate in the
+order of the shares' index (``ladder_slate`` in tournaments/selectors/ladders.py), about as
+many rows as the slate holds, however large the field, however long the ladder's history and
 however many tables it makes a day.
 
 A ladder's shares count its tables not cancelled that were made at or after
-``Ladder.shares_since``; each top-up first moves that time on to the window's start and takes
-out the tables made in between, reading only those. Every change runs inside a top-up, which
-holds every running ladder's row (tournaments/services/ladders.py), so no two change one
-ladder's shares at once. ``shares_rebuild`` counts them afresh from the window's tables: what
-a ladder does the first time, and what the kept counts always equal
-(tests/tournaments/services/test_ladder_shares.py).
+``Ladder.shares_since``; a top-up first moves that time on to the window's start, once it is
+a step (``SHARE_WINDOW_STEP``) behind, and takes out the tables made in between, reading only
+those. An opt-in gives the bot its shares
+(``shares_join``), and each move of the window gives one to any opted-in bot still without
+(``shares_fill``). Every change of the tables runs inside a top-up, which holds
+every running ladder's row (tournaments/services/ladders.py), so no two change one ladder's
+shares at once; a rating write changes only the weights (``shares_reweigh``). Both lock the
+rows they write in id order, so they never deadlock. ``shares_rebuild`` counts them afresh
+from the window's tables: what a ladder does the first time, and what the kept counts always
+equal (tests/tournaments/services/test_ladder_shares.py). A weight follows the matchmaker's
+parameters and ``RATING_PROVISIONAL_MATCHES`` as they were at the bot's last rating write.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
+from typing import NamedTuple
 
+from django.db import transaction
 from django.db.models import QuerySet
 
-from tournaments.models import Ladder, LadderShare, Match, MatchSeat, MatchStatus
-from tournaments.selectors.ladders import SHARE_WINDOW
-from tournaments.services.ratings import update_rows
+from tournaments.formats.matchmaking import MatchmakingParams, weight_of
+from tournaments.models import (
+    Bot,
+    Ladder,
+    LadderShare,
+    Match,
+    MatchSeat,
+    MatchStatus,
+    Rating,
+    new_tiebreak,
+)
+from tournaments.rating_math import RatingParams, is_provisional
+from tournaments.selectors.ladders import SHARE_WINDOW, SHARE_WINDOW_STEP
+from tournaments.services.rows import update_rows
 
 SeatCounts = dict[int, list[int]]  # bot -> tables by seat position
 
@@ -43,18 +63,52 @@ def _counted(matches: QuerySet[Match]) -> SeatCounts:
     return _count(rows)
 
 
+class RatedBot(NamedTuple):
+    """What a bot's share weight is made of: its rating's sigma and rated units in a variant."""
+
+    bot_id: int
+    variant_id: int
+    sigma: float
+    matches: int
+
+
+def _weights(ladder: Ladder, bot_ids: Iterable[int]) -> dict[int, float]:
+    """The share weight of each of these bots on the ladder, from its rating in the ladder's
+    variant (the variant's starting sigma, provisional, before its first rated match)."""
+    wanted = set(bot_ids)
+    start = RatingParams.from_dict(ladder.variant.rating_params)
+    rated = {
+        bot_id: (sigma, matches)
+        for bot_id, sigma, matches in Rating.objects.filter(
+            variant_id=ladder.variant_id, bot_id__in=wanted
+        ).values_list("bot_id", "sigma", "matches")
+    }
+    params = MatchmakingParams()
+    weights = {}
+    for bot_id in wanted:
+        sigma, matches = rated.get(bot_id, (start.sigma, 0))
+        weights[bot_id] = weight_of(sigma, is_provisional(matches), params)
+    return weights
+
+
 def _apply(ladder: Ladder, counts: SeatCounts, sign: int) -> None:
-    """Add (``sign`` 1) or take out (-1) these tables from the ladder's shares."""
+    """Add (``sign`` 1) or take out (-1) these tables from the ladder's shares; a share whose
+    tables change draws a new place among those owed as much (``new_tiebreak``)."""
     if not counts:
         return
     existing = {
-        share.bot_id: share for share in LadderShare.objects.filter(ladder=ladder, bot__in=counts)
+        share.bot_id: share
+        for share in LadderShare.objects.select_for_update()
+        .filter(ladder=ladder, bot__in=counts)
+        .order_by("pk")
     }
     changed, new = [], []
+    weights = _weights(ladder, counts.keys() - existing.keys())
     for bot_id, by_seat in counts.items():
         share = existing.get(bot_id)
         if share is None:
             share = LadderShare(ladder=ladder, bot_id=bot_id, tables=0, seats=[])
+            share.weight = weights[bot_id]
             new.append(share)
         else:
             changed.append(share)
@@ -63,34 +117,112 @@ def _apply(ladder: Ladder, counts: SeatCounts, sign: int) -> None:
             seats[position] += sign * n
         share.seats = seats
         share.tables += sign * sum(by_seat)
+        share.tiebreak = new_tiebreak()
         if share.tables < 0 or min(seats) < 0:
             raise ValueError(f"the share of bot {bot_id} on ladder {ladder.pk} went below 0")
     LadderShare.objects.bulk_create(new)
-    update_rows(LadderShare, changed, ["tables", "seats"])
+    update_rows(LadderShare, changed, ["tables", "seats", "tiebreak"])
 
 
+def shares_fill(ladder: Ladder) -> int:
+    """Give every opted-in bot without a share on the ladder one, of no tables (it has had none
+    since the shares were counted, or it would have a share); return how many were made.
+
+    The opt-in of tournaments/services/ladders.py gives a bot its shares at once
+    (``shares_join``); this sees bots opted in by any other path (the admin, a script) within a
+    step of the window.
+    """
+    missing = list(
+        Bot.objects.filter(ladder_opt_in=True)
+        .exclude(ladder_shares__ladder=ladder)
+        .values_list("pk", flat=True)
+    )
+    _create(ladder, missing)
+    return len(missing)
+
+
+def shares_join(bot: Bot) -> None:
+    """Give a bot just opted in a share of no tables on every ladder that counts its shares and
+    has none of it yet."""
+    for ladder in Ladder.objects.filter(shares_since__isnull=False).select_related("variant"):
+        if not LadderShare.objects.filter(ladder=ladder, bot=bot).exists():
+            _create(ladder, [bot.pk])
+
+
+def _create(ladder: Ladder, bot_ids: list[int]) -> None:
+    if not bot_ids:
+        return
+    weights = _weights(ladder, bot_ids)
+    LadderShare.objects.bulk_create(
+        [LadderShare(ladder=ladder, bot_id=b, weight=weights[b]) for b in bot_ids],
+        ignore_conflicts=True,
+    )
+
+
+def shares_reweigh(rated: Iterable[RatedBot]) -> None:
+    """Write the share weights of bots whose ratings just changed, on their variants' ladders."""
+    by_variant: dict[int, dict[int, RatedBot]] = {}
+    for row in rated:
+        by_variant.setdefault(row.variant_id, {})[row.bot_id] = row
+    ladders = Ladder.objects.filter(variant_id__in=by_variant, shares_since__isnull=False)
+    params = MatchmakingParams()
+    for ladder_id, variant_id in ladders.values_list("pk", "variant_id"):
+        rows = by_variant[variant_id]
+        shares = list(
+            LadderShare.objects.select_for_update()
+            .filter(ladder_id=ladder_id, bot_id__in=rows)
+            .order_by("pk")
+            .only("pk", "bot_id", "weight")
+        )
+        for share in shares:
+            row = rows[share.bot_id]
+            share.weight = weight_of(row.sigma, is_provisional(row.matches), params)
+        update_rows(LadderShare, shares, ["weight"])
+
+
+def shares_reweigh_all() -> None:
+    """Write every share's weight from the ratings as they stand (after a recompute, which
+    may leave a bot unrated)."""
+    for ladder in Ladder.objects.filter(shares_since__isnull=False).select_related("variant"):
+        shares = list(
+            LadderShare.objects.select_for_update()
+            .filter(ladder=ladder)
+            .order_by("pk")
+            .only("pk", "bot_id", "weight")
+        )
+        weights = _weights(ladder, (share.bot_id for share in shares))
+        for share in shares:
+            share.weight = weights[share.bot_id]
+        update_rows(LadderShare, shares, ["weight"])
+
+
+@transaction.atomic
 def shares_rebuild(ladder: Ladder, *, now: datetime) -> None:
-    """Count the ladder's shares afresh from its tables made within the window before ``now``."""
+    """Count the ladder's shares afresh from its tables made within the window before ``now``,
+    and give every other opted-in bot a share of none."""
     since = now - SHARE_WINDOW
     LadderShare.objects.filter(ladder=ladder).delete()
     _apply(ladder, _counted(Match.objects.filter(ladder=ladder, created_at__gte=since)), 1)
+    shares_fill(ladder)
     ladder.shares_since = since
     ladder.save(update_fields=["shares_since", "updated_at"])
 
 
 def shares_move_window(ladder: Ladder, *, now: datetime) -> None:
-    """Take out the tables that left the window since the last top-up (or count them all, the
-    first time)."""
+    """Take out the tables that left the window since it last moved, once it is a step
+    (``SHARE_WINDOW_STEP``) behind, and give bots opted in by other paths than
+    ``shares_join`` their shares (or count them all, the first time)."""
     since = now - SHARE_WINDOW
     if ladder.shares_since is None:
         shares_rebuild(ladder, now=now)
         return
-    if ladder.shares_since >= since:
+    if ladder.shares_since > since - SHARE_WINDOW_STEP:
         return
     left = Match.objects.filter(
         ladder=ladder, created_at__gte=ladder.shares_since, created_at__lt=since
     )
     _apply(ladder, _counted(left), -1)
+    shares_fill(ladder)
     ladder.shares_since = since
     ladder.save(update_fields=["shares_since", "updated_at"])
 

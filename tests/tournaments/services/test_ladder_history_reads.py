@@ -1,6 +1,7 @@
 """A ladder top-up reads neither the ladder's history nor the window's tables (only the first
 one counts those, tournaments/services/shares.py): the rows it reads from the match and seat
-tables stay the same however many older matches are stored, and however busy the day was."""
+tables stay the same however many older matches are stored, and however busy the day was; and
+its slate reads about as many shares and bots as it holds, however large the field."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from tests.support.users import make_confirmed_user
-from tournaments.models import Bot, Ladder, Match, MatchSeat
+from tournaments.models import Bot, Ladder, LadderShare, Match, MatchSeat
+from tournaments.selectors.ladders import ladder_slate
 from tournaments.services.ladders import ladder_ensure_default, ladders_top_up
 from tournaments.services.shares import shares_rebuild
 
@@ -108,3 +110,42 @@ def test_a_top_up_reads_the_same_rows_however_many_tables_the_day_has(busy_ladde
     store_history(ladder, bots, 20_000, days_ago=0)  # a busy day since
     busy = top_up_reads()
     assert busy <= quiet + 50, (quiet, busy)
+
+
+SHARE_READS_SQL = f"""
+    SELECT coalesce(sum(seq_tup_read + coalesce(idx_tup_fetch, 0)), 0)
+    FROM pg_stat_xact_user_tables
+    WHERE relname IN ('{LadderShare._meta.db_table}', '{Bot._meta.db_table}')
+"""
+
+
+def slate_reads(ladder: Ladder, size: int) -> int:
+    """The share and bot rows one slate of ``size`` bots reads."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(SHARE_READS_SQL)
+        (before,) = cursor.fetchone()
+        assert len(ladder_slate(ladder=ladder, size=size)) == size
+        cursor.execute(SHARE_READS_SQL)
+        (after,) = cursor.fetchone()
+    return int(after) - int(before)
+
+
+@pytest.mark.django_db
+def test_a_slate_reads_about_as_many_shares_and_bots_as_it_holds_however_large_the_field(
+    busy_ladder, make_bot
+):
+    ladder, _ = busy_ladder
+    ladders_top_up()  # counts the shares; 4 of the 8 bots are now at a table
+    small = slate_reads(ladder, 4)
+    owners = [make_confirmed_user(f"field-{i}") for i in range(150)]
+    for owner in owners:
+        for _ in range(2):
+            make_bot(owner, status="active", ladder_opt_in=True)
+    shares_rebuild(ladder, now=timezone.now())
+    with connection.cursor() as cursor:
+        cursor.execute(f"ANALYZE {LadderShare._meta.db_table}, {Bot._meta.db_table}")
+    large = slate_reads(ladder, 4)
+    assert small > 0
+    # A field 38 times as large: the same rows, give or take a few index pages and the bots
+    # of owners with two (their earlier bot is counted against the cap).
+    assert large <= 2 * small + 20, (small, large)

@@ -1,5 +1,6 @@
 """A ladder's shares, kept as tables are made, cancelled and leave the window, always equal the
-count of the window's tables afresh (``shares_rebuild``)."""
+count of the window's tables afresh (``shares_rebuild``); their weights follow the ratings, and
+every opted-in bot has one."""
 
 from __future__ import annotations
 
@@ -9,8 +10,13 @@ import pytest
 from django.db.models import F
 from django.utils import timezone
 
-from tournaments.models import Ladder, LadderShare, Match, MatchStatus
+from tournaments.formats.matchmaking import MatchmakingParams, weight_of
+from tournaments.models import Bot, Ladder, LadderShare, Match, MatchStatus, Rating
+from tournaments.rating_math import RatingParams, is_provisional
+from tournaments.selectors.ladders import SHARE_WINDOW_STEP, ladder_slate
 from tournaments.services.ladders import bot_set_ladder_opt_in, ladders_top_up
+from tournaments.services.ratings import ratings_apply_pending
+from tournaments.services.recompute import ratings_recompute
 from tournaments.services.shares import shares_rebuild
 
 pytestmark = pytest.mark.django_db
@@ -70,3 +76,69 @@ def test_kept_shares_equal_a_fresh_count_through_tables_cancels_and_time(
     assert kept == shares(ladder)
     assert sum(tables for tables, _ in kept.values()) > 0
     assert len(bots) >= len(kept)
+
+
+def weights(ladder: Ladder) -> dict[int, float]:
+    return dict(LadderShare.objects.filter(ladder=ladder).values_list("bot_id", "weight"))
+
+
+def expected_weight(ladder: Ladder, bot_id: int) -> float:
+    """``share_weight`` of the matchmaker for the bot's rating in the ladder's variant now."""
+    rating = Rating.objects.filter(bot_id=bot_id, variant=ladder.variant).first()
+    start = RatingParams.from_dict(ladder.variant.rating_params)
+    sigma, matches = (rating.sigma, rating.matches) if rating else (start.sigma, 0)
+    return weight_of(sigma, is_provisional(matches), MatchmakingParams())
+
+
+def test_share_weights_follow_every_rating_write_and_a_recompute(ladder, ladder_bots, settings):
+    settings.LADDER_MATCHES_IN_FLIGHT = 2
+    ladder_bots(8)
+    ladders_top_up()
+    start = weights(ladder)
+    assert len(start) == 8 and len(set(start.values())) == 1  # all unrated: one weight
+    for round_ in range(3):
+        for match in Match.objects.filter(ladder=ladder, status=MatchStatus.QUEUED):
+            seats = list(match.seats.order_by("seat"))
+            for seat in seats:
+                seat.score = 10 * ((seat.seat + round_) % 4)
+                seat.save(update_fields=["score"])
+            Match.objects.filter(pk=match.pk).update(
+                status=MatchStatus.FINISHED, finished_at=timezone.now()
+            )
+        assert ratings_apply_pending() > 0
+        kept = weights(ladder)
+        assert kept == pytest.approx({b: expected_weight(ladder, b) for b in kept}, abs=1e-12)
+        ladders_top_up()
+    assert kept != start  # ratings moved and the weights with them
+    Rating.objects.filter(variant=ladder.variant).update(sigma=F("sigma") * 2)
+    ratings_recompute()  # every rating written anew, and every weight with it
+    kept = weights(ladder)
+    assert kept == pytest.approx({b: expected_weight(ladder, b) for b in kept}, abs=1e-12)
+
+
+def test_a_bot_opted_in_after_the_shares_were_counted_is_on_the_next_slate(
+    ladder, ladder_bots, settings
+):
+    settings.LADDER_MATCHES_IN_FLIGHT = 1
+    ladder_bots(4)
+    ladders_top_up()  # counts the shares
+    (late,) = ladder_bots(1, ladder_opt_in=False)
+    bot_set_ladder_opt_in(bot=late, enabled=True)
+    assert LadderShare.objects.filter(ladder=ladder, bot=late, tables=0).exists()
+    assert late.pk in {bot.id for bot in ladder_slate(ladder=ladder, size=100)}
+
+
+def test_a_bot_opted_in_by_another_path_gets_its_share_within_a_step_of_the_window(
+    ladder, ladder_bots, settings
+):
+    settings.LADDER_MATCHES_IN_FLIGHT = 1
+    ladder_bots(4)
+    ladders_top_up()
+    (other,) = ladder_bots(1, ladder_opt_in=False)
+    Bot.objects.filter(pk=other.pk).update(ladder_opt_in=True)  # as the admin or a script would
+    ladders_top_up()
+    assert not LadderShare.objects.filter(ladder=ladder, bot=other).exists()  # within the step
+    Ladder.objects.filter(pk=ladder.pk).update(shares_since=F("shares_since") - SHARE_WINDOW_STEP)
+    ladders_top_up()
+    assert LadderShare.objects.filter(ladder=ladder, bot=other, tables=0).exists()
+    assert other.pk in {bot.id for bot in ladder_slate(ladder=ladder, size=100)}

@@ -103,7 +103,7 @@ def field(ladder, ladder_bots, settings, short_variant):
 
 def test_the_slate_holds_exactly_the_bots_the_ladders_may_seat_now(ladder, field):
     plays, others = field
-    slate = ladder_slate(ladder=ladder, size=1000, params=PARAMS)
+    slate = ladder_slate(ladder=ladder, size=1000)
     assert {bot.id for bot in slate} == {bot.pk for bot in plays}
     playable = set(_playable().values_list("pk", flat=True))
     assert {bot.id for bot in slate} <= playable
@@ -112,7 +112,7 @@ def test_the_slate_holds_exactly_the_bots_the_ladders_may_seat_now(ladder, field
 
 def test_the_slate_comes_furthest_behind_its_share_first_as_the_matchmaker_counts(ladder, field):
     plays, _ = field
-    slate = ladder_slate(ladder=ladder, size=1000, params=PARAMS)
+    slate = ladder_slate(ladder=ladder, size=1000)
     by_id = {bot.pk: bot for bot in plays}
     dues = [_expected_owed(ladder, by_id[bot.id]) for bot in slate]
     assert dues == sorted(dues)
@@ -120,7 +120,7 @@ def test_the_slate_comes_furthest_behind_its_share_first_as_the_matchmaker_count
     recent = {bot.id: bot.tables for bot in slate}
     assert recent[plays[0].pk] == 2 and recent[plays[4].pk] == 0  # window and cancels kept out
     # A short slate is the front of that order.
-    front = ladder_slate(ladder=ladder, size=3, params=PARAMS)
+    front = ladder_slate(ladder=ladder, size=3)
     assert [_expected_owed(ladder, by_id[bot.id]) for bot in front] == dues[:3]
 
 
