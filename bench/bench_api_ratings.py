@@ -6,7 +6,8 @@ with gunicorn (2 workers, pooled database connections, the default) on loopback 
 after the other:
 
 - GET /api/leaderboard/?variant=oh-hell, the first page and a deep page (page_size 50);
-- GET /api/bots/{id}/rating-history/?variant=oh-hell, the first page, a random bot a request;
+- GET /api/bots/{id}/rating-history/?variant=oh-hell, the first page, a random bot a request
+  (of all, and of the 100 first by id: the pages read most, as bots followed are);
 - GET /api/bots/{id}/ratings/?at=<a date>, a random bot a request;
 
 with the keep-alive load generator of ``bench_api.py``, each in paired rounds against the
@@ -237,6 +238,10 @@ def _bot_ids() -> list[int]:
     return list(Bot.objects.values_list("pk", flat=True))
 
 
+# The bots whose pages are read most (followed by their owners and on the dashboard), for the
+# rating history's second arm: each request one of these, the first by id.
+HOT_BOTS = 100
+
 # Makes a request path, given a random source and a page size.
 PathMaker = Callable[[random.Random, int], str]
 
@@ -251,6 +256,10 @@ def endpoints(bot_ids: list[int], bots: int) -> dict[str, PathMaker]:
         ),
         "rating-history, page 1": lambda r, s: (
             f"/api/bots/{r.choice(bot_ids)}/rating-history/?variant={VARIANT}&page_size={s}"
+        ),
+        f"rating-history, page 1, {HOT_BOTS} bots": lambda r, s: (
+            f"/api/bots/{r.choice(bot_ids[:HOT_BOTS])}/rating-history/"
+            f"?variant={VARIANT}&page_size={s}"
         ),
         "ratings ?at=": lambda r, s: f"/api/bots/{r.choice(bot_ids)}/ratings/?at={AT}",
     }
@@ -284,7 +293,9 @@ def count_queries(paths: dict[str, PathMaker], explain: bool) -> dict[str, list[
 def cpu_per_request(paths: dict[str, PathMaker], rounds: int, requests: int) -> None:
     """CPU time of the serving process per request, in-process (the Django test client, no
     network, no gunicorn): each endpoint against the anchor in paired rounds (ABBA order),
-    every leaderboard page read from the database. Prints medians and the ratio's spread.
+    every leaderboard page read from the database (a bot's history pages are cached in this
+    process's memory: the 100 bots' arm reads them from there). Prints medians and the
+    ratio's spread.
     """
     import statistics
 
@@ -301,7 +312,7 @@ def cpu_per_request(paths: dict[str, PathMaker], rounds: int, requests: int) -> 
 
     print(
         f"\nCPU ms per request in-process, {rounds} paired rounds of {requests} requests"
-        f" against {bench_api.ANCHOR} (ABBA order), no page cache; page_size 50"
+        f" against {bench_api.ANCHOR} (ABBA order), no leaderboard page cache; page_size 50"
     )
     print("| endpoint | anchor CPU ms | endpoint CPU ms | ratio (median) | ratio min-max |")
     print("|---|---|---|---|---|")
@@ -372,7 +383,11 @@ def measure_with_writes(paths: dict[str, PathMaker], args: argparse.Namespace) -
 
     connections.close_all()
     bench_api.PORT = PORT
-    wanted = ("leaderboard, page 1", "rating-history, page 1")
+    wanted = (
+        "leaderboard, page 1",
+        "rating-history, page 1",
+        f"rating-history, page 1, {HOT_BOTS} bots",
+    )
     chosen = {k: v for k, v in paths.items() if k in wanted}
     print(
         f"\ngunicorn, 2 gthread workers x 4 threads, pooled connections, cache in Redis;"

@@ -12,6 +12,12 @@ def leaderboard_generation_key(ref: str) -> str:
     return "ohhell:leaderboard-generation:" + hashlib.sha256(ref.encode()).hexdigest()
 
 
+def history_generation_key(bot_id: int) -> str:
+    """Where the cache keeps the generation of a bot's rating history (dropped by each rating
+    write of the bot)."""
+    return f"ohhell:history-generation:{bot_id}"
+
+
 def waiting_task_key(task: str, queue: str) -> str:
     """Cache key marking that a run of a coalesced task waits in the broker, by the queues'
     name (tournaments/dispatch.py)."""

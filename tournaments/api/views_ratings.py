@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import secrets
 import threading
 import time
 from collections import OrderedDict
@@ -39,7 +40,7 @@ from tournaments.api.serializers.ratings import (
     RecomputeConflictOutput,
     RecomputeOutput,
 )
-from tournaments.cache_keys import leaderboard_generation_key
+from tournaments.cache_keys import history_generation_key, leaderboard_generation_key
 from tournaments.models import (
     Bot,
     RankInterval,
@@ -272,11 +273,38 @@ class BotRatingsView(APIView):
         return Response(BotRatingOutput(rows, many=True).data)
 
 
+# How long a bot's history page may be kept, and a generation of its history lasts (which
+# bounds how long a page can lag a rating write where the writer cannot reach this process's
+# cache).
+HISTORY_CACHE_SECONDS = 300
+HISTORY_GENERATION_SECONDS = 5
+
+
 class BotRatingHistoryView(generics.ListAPIView):
     """Every update of a bot's rating, oldest first, a page at a time."""
 
     serializer_class = RatingHistoryOutput
     filter_backends: list = []
+    # As for the leaderboard: pages are cached only for requests made of these parameters.
+    CACHED_PARAMETERS = frozenset({"variant", "at", "page", "page_size"})
+
+    def _page_key(self, request: Request, pk: int) -> str | None:
+        """The cache key of the page these parameters ask for (None: not cached)."""
+        params = request.query_params
+        if not set(params) <= self.CACHED_PARAMETERS:
+            return None
+        if not isinstance(request.accepted_renderer, JSONRenderer):
+            return None
+        if any(len(value) > 64 for value in params.values()):
+            return None
+        parts = (
+            pk,
+            request.get_host(),
+            request.is_secure(),
+            request.accepted_media_type,
+            sorted(params.lists()),
+        )
+        return "ohhell:history-page:" + hashlib.sha256(repr(parts).encode()).hexdigest()
 
     def get_queryset(self) -> QuerySet[RatingHistory]:
         """Nothing: only the browsable API's filter form asks, and this view has no filters."""
@@ -292,19 +320,48 @@ class BotRatingHistoryView(generics.ListAPIView):
             ),
         ]
     )
-    def get(self, request: Request, pk: int) -> Response:
+    # Pages are cached as the JSON bytes they were sent as (so this widens the return type),
+    # each with the generation of the bot's history it was built under: a token kept for
+    # HISTORY_GENERATION_SECONDS and dropped by each rating write of the bot, a recompute's
+    # included. A page is served while its generation is current, at the cost of one cache
+    # read and no query. The token is kept before the rows are read, so a page read before
+    # a write commits never outlives the write's dropping of the token.
+    def get(self, request: Request, pk: int) -> HttpResponse:  # type: ignore[override]
         """The bot's rating history: match, sequence, time, mu and sigma before and after."""
         _require_storable_id(pk)
+        page_key = self._page_key(request, pk)
+        generation_key = history_generation_key(pk)
+        generation = None
+        if page_key is not None:
+            found = _cache_get_many([page_key, generation_key])
+            generation = found.get(generation_key)
+            cached = found.get(page_key)
+            if (
+                isinstance(cached, CachedPage)
+                and generation is not None
+                and cached.generation == generation
+            ):
+                return HttpResponse(cached.body, content_type=request.accepted_media_type)
         query = RatingHistoryQuery(data=request.query_params)
         with _unknown_bot_first(pk):
             query.is_valid(raise_exception=True)
         data = query.validated_data
+        if page_key is not None and generation is None:
+            generation = secrets.token_hex(8)
+            _cache_set(generation_key, generation, HISTORY_GENERATION_SECONDS)
         updates = rating_history(bot_id=pk, variant_id=data["variant"], until=data["at"])
         with _unknown_bot_first(pk):
             page = self.paginate_queryset(updates)
         if not page:
             _require_bot(pk)
-        return self.get_paginated_response(RatingHistoryOutput(page, many=True).data)
+        response = self.get_paginated_response(RatingHistoryOutput(page, many=True).data)
+        if page_key is not None and generation is not None:
+            body = request.accepted_renderer.render(
+                response.data, request.accepted_media_type, self.get_renderer_context()
+            )
+            built = CachedPage(generation=generation, built_at=time.time(), body=body)
+            _cache_set(page_key, built, HISTORY_CACHE_SECONDS)
+        return response
 
 
 def _require_bot(pk: int) -> None:

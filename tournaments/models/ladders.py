@@ -131,6 +131,10 @@ class LadderShare(models.Model):
     seats = models.JSONField(default=list)
     weight = models.FloatField(default=1.0)
     tiebreak = models.IntegerField(default=new_tiebreak)
+    # Out of the index while its bot cannot be seated (opted out, disabled, pending, an
+    # unconfirmed account), so top-ups do not read past it: set as the window moves, and
+    # cleared at once by whatever lets a bot play again (tournaments/services/shares.py).
+    parked = models.BooleanField(default=False)
 
     class Meta:
         constraints = [
@@ -139,7 +143,11 @@ class LadderShare(models.Model):
         ]
         indexes = [
             models.Index(
-                models.F("ladder"), SHARE_OWED, models.F("tiebreak"), name="ladder_share_owed_idx"
+                models.F("ladder"),
+                SHARE_OWED,
+                models.F("tiebreak"),
+                name="ladder_share_owed_idx",
+                condition=models.Q(parked=False),
             ),
         ]
 

@@ -23,6 +23,7 @@ from tournaments.models import (
     MatchSeat,
     MatchStatus,
     Rating,
+    email_confirmed_q,
 )
 
 # The home page tells how busy each ladder has been over this window.
@@ -99,6 +100,15 @@ def ladders_activity(*, now: datetime | None = None) -> list[LadderActivity]:
     ]
 
 
+def playable_bots() -> QuerySet[Bot]:
+    """Bots the ladders may seat: active, opted in, of an account with a confirmed address
+    (``ladder_slate`` reads the same rule in SQL, with the per-owner cap:
+    tests/tournaments/services/test_ladder_slate.py holds the two together)."""
+    return Bot.objects.filter(
+        email_confirmed_q("owner__"), status=BotStatus.ACTIVE, ladder_opt_in=True
+    )
+
+
 # The matchmaker's fair share is counted over the tables of this window.
 SHARE_WINDOW = timedelta(days=1)
 # The window's start moves on in steps of this: a top-up within a step of the last move reads
@@ -122,12 +132,37 @@ class FieldBot:
     owner_tables: int  # its owner's open tables of the ladder (queued or playing)
 
 
+def _for_each(key: str, select: str, alias: str) -> str:
+    """Join ``select`` (``SELECT b.id, ... FROM bot b ... WHERE ...``) to each row by its bot
+    ``key``. On PostgreSQL a LATERAL subquery fenced by OFFSET 0, so it stays a lookup by key
+    for each row read: as a join, the planner, which cannot estimate the slate's tests, would
+    read the whole field first. Elsewhere (SQLite, for development) a plain join."""
+    if connection.vendor == "postgresql":
+        return f"CROSS JOIN LATERAL ({select} AND b.id = {key} OFFSET 0) {alias}"
+    return f"JOIN ({select}) {alias} ON {alias}.id = {key}"
+
+
 def _slate_sql() -> str:
     bot, rating, share = Bot._meta.db_table, Rating._meta.db_table, LadderShare._meta.db_table
     match, seat = Match._meta.db_table, MatchSeat._meta.db_table
     user, confirmed = User._meta.db_table, ConfirmedEmail._meta.db_table
     # SHARE_OWED of tournaments/models/ladders.py, the expression the shares' index orders by.
     owed = "(p.tables + 1.0) / p.weight"
+    may_play = f"""
+        SELECT b.id, b.owner_id, b.endpoint_addresses, r.mu, r.sigma, r.matches
+        FROM {bot} b
+        LEFT JOIN {rating} r ON r.bot_id = b.id AND r.variant_id = %(variant)s
+        WHERE b.ladder_opt_in AND b.status = %(active)s
+            AND (
+                SELECT c.email = u.email FROM {confirmed} c JOIN {user} u ON u.id = c.user_id
+                WHERE c.user_id = b.owner_id
+            )
+            AND (
+                SELECT COUNT(*) FROM {bot} e
+                WHERE e.owner_id = b.owner_id AND e.ladder_opt_in AND e.id < b.id
+            ) < %(cap)s
+    """
+    owner = f"SELECT b.id, b.owner_id FROM {bot} b WHERE b.id IS NOT NULL"
     return f"""
         WITH busy AS (
             SELECT s.bot_id FROM {match} m JOIN {seat} s ON s.match_id = m.id
@@ -136,32 +171,17 @@ def _slate_sql() -> str:
             SELECT s.bot_id FROM {match} m JOIN {seat} s ON s.match_id = m.id
             WHERE m.ladder_id IS NOT NULL AND m.status = %(queued)s
         ),
-        -- The shares in the index's order, each checked as it is read, until the slate is
-        -- full. A bot beyond its owner's first LADDER_MAX_BOTS_PER_OWNER opted in (by id) is
-        -- passed over, as is one whose account has not confirmed the address it has now.
-        -- OFFSET 0 keeps each LATERAL subquery a lookup by key for each row read: as joins,
-        -- the planner, which cannot estimate these tests, would read the whole field first.
+        -- The shares not parked, in the index's order, each bot checked as it is read, until
+        -- the slate is full. A bot beyond its owner's first LADDER_MAX_BOTS_PER_OWNER opted in
+        -- (by id) is passed over, as is one whose account has not confirmed the address it
+        -- has now.
         picked AS MATERIALIZED (
             SELECT p.bot_id, o.owner_id, o.endpoint_addresses, o.mu, o.sigma, o.matches,
                 p.tables, p.seats, {owed} AS owed, p.tiebreak
             FROM {share} p
-            CROSS JOIN LATERAL (
-                SELECT b.owner_id, b.endpoint_addresses, r.mu, r.sigma, r.matches
-                FROM {bot} b
-                LEFT JOIN {rating} r ON r.bot_id = b.id AND r.variant_id = %(variant)s
-                WHERE b.id = p.bot_id AND b.ladder_opt_in AND b.status = %(active)s
-                    AND (
-                        SELECT c.email = u.email
-                        FROM {confirmed} c JOIN {user} u ON u.id = c.user_id
-                        WHERE c.user_id = b.owner_id
-                    )
-                    AND (
-                        SELECT COUNT(*) FROM {bot} e
-                        WHERE e.owner_id = b.owner_id AND e.ladder_opt_in AND e.id < b.id
-                    ) < %(cap)s
-                OFFSET 0
-            ) o
-            WHERE p.ladder_id = %(ladder)s AND p.bot_id NOT IN (SELECT bot_id FROM busy)
+            {_for_each("p.bot_id", may_play, "o")}
+            WHERE p.ladder_id = %(ladder)s AND NOT p.parked
+                AND p.bot_id NOT IN (SELECT bot_id FROM busy)
             ORDER BY {owed}, p.tiebreak
             LIMIT %(size)s
         ),
@@ -171,7 +191,7 @@ def _slate_sql() -> str:
             SELECT o.owner_id, CASE WHEN m.duplicate_group = '' THEN CAST(m.id AS TEXT)
                 ELSE m.duplicate_group END AS tables
             FROM {match} m JOIN {seat} s ON s.match_id = m.id
-            CROSS JOIN LATERAL (SELECT b.owner_id FROM {bot} b WHERE b.id = s.bot_id OFFSET 0) o
+            {_for_each("s.bot_id", owner, "o")}
             WHERE m.ladder_id = %(ladder)s AND m.status IN (%(queued)s, %(running)s)
         ),
         held AS (
@@ -190,8 +210,8 @@ def ladder_slate(*, ladder: Ladder, size: int) -> list[FieldBot]:
     """The ``size`` bots the ladder may seat now that are furthest behind their share, in that
     order (ties in the order each share last drew), with what the matchmaker weighs and each
     owner's open tables of the ladder, in one statement: ``slate`` of
-    tournaments/formats/matchmaking.py over the free bots of ``_playable`` in
-    tournaments/services/ladders.py (active, opted in, of a confirmed account, each owner's
+    tournaments/formats/matchmaking.py over the free bots of ``playable_bots`` (active, opted
+    in, of a confirmed account, each owner's
     first ``LADDER_MAX_BOTS_PER_OWNER`` opted in by id), not at an open ladder table and not
     playing any match.
 

@@ -42,6 +42,7 @@ from tournaments.netpolicy import (
     endpoint_addresses,
 )
 from tournaments.services.checks import check_queue, checks_send_next
+from tournaments.services.shares import shares_seat_soon
 
 
 @dataclass(frozen=True)
@@ -333,6 +334,8 @@ def bot_record_check(
             if bot.disabled_cause != DisabledCause.ADMIN and (
                 verifying or bot.disabled_cause != DisabledCause.REFUSED
             ):
+                if bot.status != BotStatus.ACTIVE and bot.ladder_opt_in:
+                    shares_seat_soon([bot.pk])
                 bot.status = BotStatus.ACTIVE
                 bot.disabled_cause = DisabledCause.NONE
                 bot.disabled_reason = ""

@@ -26,7 +26,6 @@ import secrets
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import QuerySet
 from django.utils import timezone
 
 from arena.timebank import DEFAULT_TIME_BANK_MS
@@ -37,7 +36,6 @@ from tournaments.formats import Fixture, rotations
 from tournaments.formats.matchmaking import Candidate, MatchmakingParams, pick_tables, slate_size
 from tournaments.models import (
     Bot,
-    BotStatus,
     Ladder,
     LadderStatus,
     Match,
@@ -48,14 +46,14 @@ from tournaments.models import (
 )
 from tournaments.rating_math import ROUND_TABLES, RatingParams, is_provisional
 from tournaments.seeds import new_seed
-from tournaments.selectors.ladders import FieldBot, ladder_slate
+from tournaments.selectors.ladders import FieldBot, ladder_slate, playable_bots
 from tournaments.selectors.teams import bot_teams, owner_team, shared_hosts, team_keys
 from tournaments.services.competitions import check_table, competition_move
 from tournaments.services.matches import match_enqueue, matches_create
 from tournaments.services.shares import (
     shares_add_tables,
-    shares_join,
     shares_move_window,
+    shares_seat_soon,
     shares_take_out_cancelled,
 )
 
@@ -94,7 +92,7 @@ def bot_set_ladder_opt_in(*, bot: Bot, enabled: bool) -> Bot:
         bot.ladder_opt_in = enabled
         bot.save(update_fields=["ladder_opt_in", "updated_at"])
         if enabled:
-            shares_join(bot)
+            shares_seat_soon([bot.pk])
             ladders_top_up_soon()
     return bot
 
@@ -210,20 +208,11 @@ def ladders_top_up() -> int:
     return made
 
 
-def _playable() -> QuerySet[Bot]:
-    """Bots the ladders may seat: active, opted in, of an account with a confirmed address
-    (``ladder_slate`` in tournaments/selectors/ladders.py reads the same rule in SQL, with the
-    per-owner cap: tests/tournaments/services/test_ladder_slate.py holds the two together)."""
-    return Bot.objects.filter(
-        email_confirmed_q("owner__"), status=BotStatus.ACTIVE, ladder_opt_in=True
-    )
-
-
 def _drop_unplayable() -> None:
     """Cancel queued ladder tables that seat a bot the ladders may no longer seat."""
     gone = MatchSeat.objects.filter(
         match__ladder__isnull=False, match__status=MatchStatus.QUEUED
-    ).exclude(bot__in=_playable())
+    ).exclude(bot__in=playable_bots())
     match_ids = set(gone.values_list("match_id", flat=True))
     if not match_ids:
         return

@@ -37,7 +37,7 @@ from django.db.models import Exists, Max, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from engine.scoring import rating_ranks
-from tournaments.cache_keys import leaderboard_generation_key
+from tournaments.cache_keys import history_generation_key, leaderboard_generation_key
 from tournaments.formats import DuplicateResult, duplicate_differences
 from tournaments.models import (
     BotVersion,
@@ -379,6 +379,21 @@ def forget_leaderboards(variant_ids: set[int]) -> None:
     transaction.on_commit(forget)
 
 
+def forget_histories(bot_ids: set[int]) -> None:
+    """Once committed, drop the cached generations of these bots' rating histories, so the
+    next request reads the new rows (every process, where the cache is shared)."""
+    keys = [history_generation_key(bot_id) for bot_id in bot_ids]
+
+    def forget() -> None:
+        try:
+            cache.delete_many(keys)
+        except Exception:  # any backend's failure: the generations expire by themselves
+            logger.warning("cache unavailable: rating history generations left to expire")
+
+    if keys:
+        transaction.on_commit(forget)
+
+
 def ended_at(match: Match) -> datetime:
     """When a finished match ended (the model's constraints give every finished match one)."""
     if match.finished_at is None:
@@ -576,6 +591,7 @@ def _apply_batch(batch: int) -> int:
     save_state(state)
     save_history(history)
     forget_leaderboards({variant_id for _, variant_id in state.values})
+    forget_histories({row.bot_id for row in history})
     forget_bot_analytics({(row.bot_id, row.variant_id) for row in history})
     update_rows(Match, rated + skipped, ["rated", "rated_at", "rating_sequence", "rating_group"])
     update_rows(BotVersion, versions, ["rating_sequence"])

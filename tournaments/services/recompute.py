@@ -43,6 +43,7 @@ from tournaments.services.ratings import (
     counted_matches,
     effective_at,
     ended_at,
+    forget_histories,
     forget_leaderboards,
     lock_ratings,
     rate_unit,
@@ -122,6 +123,7 @@ def ratings_recompute(*, progress: Callable[[int, int], None] | None = None) -> 
     apply_versions(before=math.inf)
     save_history(history)
     forget_leaderboards(set(raw_params))
+    forget_histories({bot_id for bot_id, _ in state.values})
     save_state(state)
     shares_reweigh_all()
     return done

@@ -8,14 +8,17 @@ however many tables it makes a day.
 A ladder's shares count its tables not cancelled that were made at or after
 ``Ladder.shares_since``; a top-up first moves that time on to the window's start, once it is
 a step (``SHARE_WINDOW_STEP``) behind, and takes out the tables made in between, reading only
-those. An opt-in gives the bot its shares
-(``shares_join``), and each move of the window gives one to any opted-in bot still without
-(``shares_fill``). Every change of the tables runs inside a top-up, which holds
-every running ladder's row (tournaments/services/ladders.py), so no two change one ladder's
-shares at once; a rating write changes only the weights (``shares_reweigh``). Both lock the
-rows they write in id order, so they never deadlock. ``shares_rebuild`` counts them afresh
-from the window's tables: what a ladder does the first time, and what the kept counts always
-equal (tests/tournaments/services/test_ladder_shares.py). A weight follows the matchmaker's
+those; it then sweeps the shares (``shares_sweep``): a share for every opted-in bot, and the
+shares of bots that cannot play now parked, out of the index. Whatever lets a bot play again
+(an opt-in, a passed check, a confirmed address) brings its shares back at once
+(``shares_seat_soon``).
+
+Every change of the tables runs inside a top-up, which holds every running ladder's row
+(tournaments/services/ladders.py), so no two change one ladder's shares at once; a rating write
+changes only the weights (``shares_reweigh``). Both lock the rows they write in id order, so
+they never deadlock. ``shares_rebuild`` counts them afresh from the window's tables: what a
+ladder does the first time, and what the kept counts always equal
+(tests/tournaments/services/test_ladder_shares.py). A weight follows the matchmaker's
 parameters and ``RATING_PROVISIONAL_MATCHES`` as they were at the bot's last rating write.
 """
 
@@ -40,7 +43,7 @@ from tournaments.models import (
     new_tiebreak,
 )
 from tournaments.rating_math import RatingParams, is_provisional
-from tournaments.selectors.ladders import SHARE_WINDOW, SHARE_WINDOW_STEP
+from tournaments.selectors.ladders import SHARE_WINDOW, SHARE_WINDOW_STEP, playable_bots
 from tournaments.services.rows import update_rows
 
 SeatCounts = dict[int, list[int]]  # bot -> tables by seat position
@@ -124,13 +127,14 @@ def _apply(ladder: Ladder, counts: SeatCounts, sign: int) -> None:
     update_rows(LadderShare, changed, ["tables", "seats", "tiebreak"])
 
 
-def shares_fill(ladder: Ladder) -> int:
+def shares_sweep(ladder: Ladder) -> None:
     """Give every opted-in bot without a share on the ladder one, of no tables (it has had none
-    since the shares were counted, or it would have a share); return how many were made.
+    since the shares were counted, or it would have a share), and park the shares of bots the
+    ladders may not seat now (``playable_bots``), unparking the others.
 
-    The opt-in of tournaments/services/ladders.py gives a bot its shares at once
-    (``shares_join``); this sees bots opted in by any other path (the admin, a script) within a
-    step of the window.
+    Run as the window moves: it catches within a step whatever changed by paths that do not
+    call ``shares_seat_soon`` (the admin, a script), and keeps the index of shares free of bots
+    that cannot play, so a top-up does not read past them.
     """
     missing = list(
         Bot.objects.filter(ladder_opt_in=True)
@@ -138,15 +142,27 @@ def shares_fill(ladder: Ladder) -> int:
         .values_list("pk", flat=True)
     )
     _create(ladder, missing)
-    return len(missing)
+    shares = LadderShare.objects.filter(ladder=ladder)
+    shares.filter(parked=False).exclude(bot__in=playable_bots()).update(parked=True)
+    shares.filter(parked=True, bot__in=playable_bots()).update(parked=False)
 
 
-def shares_join(bot: Bot) -> None:
-    """Give a bot just opted in a share of no tables on every ladder that counts its shares and
-    has none of it yet."""
+def shares_seat_soon(bot_ids: Iterable[int]) -> None:
+    """Bring these bots into every ladder's index of shares now (a bot just opted in, just
+    active again, or of an account that just confirmed its address): a share of no tables where
+    it has none, and its parked shares unparked. The next top-up's slate checks whether each
+    may play; the next move of the window parks those that may not."""
+    wanted = set(bot_ids)
+    if not wanted:
+        return
     for ladder in Ladder.objects.filter(shares_since__isnull=False).select_related("variant"):
-        if not LadderShare.objects.filter(ladder=ladder, bot=bot).exists():
-            _create(ladder, [bot.pk])
+        have = set(
+            LadderShare.objects.filter(ladder=ladder, bot_id__in=wanted).values_list(
+                "bot_id", flat=True
+            )
+        )
+        _create(ladder, sorted(wanted - have))
+        LadderShare.objects.filter(ladder=ladder, bot_id__in=have, parked=True).update(parked=False)
 
 
 def _create(ladder: Ladder, bot_ids: list[int]) -> None:
@@ -203,15 +219,15 @@ def shares_rebuild(ladder: Ladder, *, now: datetime) -> None:
     since = now - SHARE_WINDOW
     LadderShare.objects.filter(ladder=ladder).delete()
     _apply(ladder, _counted(Match.objects.filter(ladder=ladder, created_at__gte=since)), 1)
-    shares_fill(ladder)
+    shares_sweep(ladder)
     ladder.shares_since = since
     ladder.save(update_fields=["shares_since", "updated_at"])
 
 
 def shares_move_window(ladder: Ladder, *, now: datetime) -> None:
     """Take out the tables that left the window since it last moved, once it is a step
-    (``SHARE_WINDOW_STEP``) behind, and give bots opted in by other paths than
-    ``shares_join`` their shares (or count them all, the first time)."""
+    (``SHARE_WINDOW_STEP``) behind, and sweep the shares (or count them all, the first
+    time)."""
     since = now - SHARE_WINDOW
     if ladder.shares_since is None:
         shares_rebuild(ladder, now=now)
@@ -222,7 +238,7 @@ def shares_move_window(ladder: Ladder, *, now: datetime) -> None:
         ladder=ladder, created_at__gte=ladder.shares_since, created_at__lt=since
     )
     _apply(ladder, _counted(left), -1)
-    shares_fill(ladder)
+    shares_sweep(ladder)
     ladder.shares_since = since
     ladder.save(update_fields=["shares_since", "updated_at"])
 

@@ -11,9 +11,9 @@ from django.utils import timezone
 
 from tests.support.users import make_confirmed_user
 from tournaments.models import Bot, Ladder, LadderShare, Match, MatchSeat
-from tournaments.selectors.ladders import ladder_slate
+from tournaments.selectors.ladders import SHARE_WINDOW_STEP, ladder_slate
 from tournaments.services.ladders import ladder_ensure_default, ladders_top_up
-from tournaments.services.shares import shares_rebuild
+from tournaments.services.shares import shares_move_window, shares_rebuild
 
 pytestmark = pytest.mark.skipif(
     connection.vendor != "postgresql", reason="reads the statistics of PostgreSQL"
@@ -149,3 +149,14 @@ def test_a_slate_reads_about_as_many_shares_and_bots_as_it_holds_however_large_t
     # A field 38 times as large: the same rows, give or take a few index pages and the bots
     # of owners with two (their earlier bot is counted against the cap).
     assert large <= 2 * small + 20, (small, large)
+    # 100 bots that cannot play, furthest behind of all: parked as the window moves, unread.
+    gone = [make_bot(make_confirmed_user(f"gone-{i}"), status="active") for i in range(100)]
+    LadderShare.objects.bulk_create(
+        [LadderShare(ladder=ladder, bot=bot, weight=1000.0) for bot in gone]
+    )
+    ladder.refresh_from_db()
+    ladder.shares_since -= SHARE_WINDOW_STEP
+    with transaction.atomic():
+        shares_move_window(ladder, now=timezone.now())
+    assert LadderShare.objects.filter(ladder=ladder, parked=True).count() == 100
+    assert slate_reads(ladder, 4) <= 2 * small + 20

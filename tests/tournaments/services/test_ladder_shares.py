@@ -11,13 +11,24 @@ from django.db.models import F
 from django.utils import timezone
 
 from tournaments.formats.matchmaking import MatchmakingParams, weight_of
-from tournaments.models import Bot, Ladder, LadderShare, Match, MatchStatus, Rating
+from tournaments.models import (
+    Bot,
+    BotStatus,
+    DisabledCause,
+    Ladder,
+    LadderShare,
+    Match,
+    MatchStatus,
+    Rating,
+)
 from tournaments.rating_math import RatingParams, is_provisional
 from tournaments.selectors.ladders import SHARE_WINDOW_STEP, ladder_slate
+from tournaments.services.bots import HelloResult, bot_record_check
 from tournaments.services.ladders import bot_set_ladder_opt_in, ladders_top_up
 from tournaments.services.ratings import ratings_apply_pending
 from tournaments.services.recompute import ratings_recompute
 from tournaments.services.shares import shares_rebuild
+from tournaments.services.users import email_confirmation_key, user_confirm_email
 
 pytestmark = pytest.mark.django_db
 
@@ -138,7 +149,45 @@ def test_a_bot_opted_in_by_another_path_gets_its_share_within_a_step_of_the_wind
     Bot.objects.filter(pk=other.pk).update(ladder_opt_in=True)  # as the admin or a script would
     ladders_top_up()
     assert not LadderShare.objects.filter(ladder=ladder, bot=other).exists()  # within the step
-    Ladder.objects.filter(pk=ladder.pk).update(shares_since=F("shares_since") - SHARE_WINDOW_STEP)
+    move_window_a_step(ladder)
     ladders_top_up()
     assert LadderShare.objects.filter(ladder=ladder, bot=other, tables=0).exists()
     assert other.pk in {bot.id for bot in ladder_slate(ladder=ladder, size=100)}
+
+
+def parked(ladder: Ladder) -> set[int]:
+    return set(
+        LadderShare.objects.filter(ladder=ladder, parked=True).values_list("bot_id", flat=True)
+    )
+
+
+def move_window_a_step(ladder: Ladder) -> None:
+    Ladder.objects.filter(pk=ladder.pk).update(shares_since=F("shares_since") - SHARE_WINDOW_STEP)
+
+
+def test_the_window_parks_the_shares_of_bots_that_cannot_play_until_they_can_again(
+    ladder, ladder_bots, settings, loopback_allowed
+):
+    settings.LADDER_MATCHES_IN_FLIGHT = 1
+    settings.LADDER_SLATE_BOTS = 1
+    bots = ladder_bots(8, endpoint_url="http://127.0.0.1:9/play")
+    ladders_top_up()
+    opted_out, disabled, moved = bots[5], bots[6], bots[7]
+    bot_set_ladder_opt_in(bot=opted_out, enabled=False)
+    Bot.objects.filter(pk=disabled.pk).update(
+        status=BotStatus.DISABLED, disabled_cause=DisabledCause.HEALTH
+    )
+    moved.owner.email = "elsewhere@example.org"
+    moved.owner.save(update_fields=["email"])
+    ladders_top_up()
+    assert parked(ladder) == set()  # within the step: the slate's own checks keep them out
+    move_window_a_step(ladder)
+    ladders_top_up()
+    assert parked(ladder) == {opted_out.pk, disabled.pk, moved.pk}
+    # Whatever lets each play again brings its share back at once.
+    bot_set_ladder_opt_in(bot=opted_out, enabled=True)
+    bot_record_check(bot=disabled, result=HelloResult(ok=True, latency_ms=5))
+    assert Bot.objects.get(pk=disabled.pk).status == BotStatus.ACTIVE
+    assert parked(ladder) == {moved.pk}
+    user_confirm_email(key=email_confirmation_key(moved.owner))
+    assert parked(ladder) == set()

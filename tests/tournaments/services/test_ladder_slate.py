@@ -1,5 +1,5 @@
 """A top-up's slate: the free bots the ladders may seat, furthest behind their share first, read
-in one SQL statement, is the ORM's rule (``_playable``, the per-owner cap, busy bots) and the
+in one SQL statement, is the ORM's rule (``playable_bots``, the per-owner cap, busy bots) and the
 matchmaker's ``owed`` order over the window's tables, whatever the field's size."""
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from tournaments.models import (
     Rating,
 )
 from tournaments.rating_math import RatingParams, is_provisional
-from tournaments.selectors.ladders import SHARE_WINDOW, ladder_slate
-from tournaments.services.ladders import _playable, ladders_top_up
+from tournaments.selectors.ladders import SHARE_WINDOW, ladder_slate, playable_bots
+from tournaments.services.ladders import ladders_top_up
 from tournaments.services.matches import match_create
 from tournaments.services.shares import shares_rebuild
 
@@ -105,7 +105,7 @@ def test_the_slate_holds_exactly_the_bots_the_ladders_may_seat_now(ladder, field
     plays, others = field
     slate = ladder_slate(ladder=ladder, size=1000)
     assert {bot.id for bot in slate} == {bot.pk for bot in plays}
-    playable = set(_playable().values_list("pk", flat=True))
+    playable = set(playable_bots().values_list("pk", flat=True))
     assert {bot.id for bot in slate} <= playable
     assert not {bot.id for bot in slate} & {bot.pk for bot in others}
 
