@@ -113,10 +113,13 @@ def spawn(command: list[str], env: dict[str, str], log: Path) -> subprocess.Pope
 
 
 def stop_all(roles: list[Role]) -> None:
+    """Stop each process as its supervisor would: SIGTERM to it alone (a Celery worker or
+    gunicorn then stops its own children; signalled too, a prefork child dies mid-task and its
+    parent logs a lost worker), SIGKILL to its whole group past 30 s."""
     for role in roles:
         for process in role.processes:
             if process.poll() is None:
-                os.killpg(process.pid, signal.SIGTERM)
+                process.terminate()
     for role in roles:
         for process in role.processes:
             try:

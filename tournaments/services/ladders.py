@@ -53,7 +53,7 @@ from tournaments.services.matches import match_enqueue, matches_create
 from tournaments.services.shares import (
     shares_add_tables,
     shares_move_window,
-    shares_seat_soon,
+    shares_seat,
     shares_take_out_cancelled,
 )
 
@@ -92,7 +92,7 @@ def bot_set_ladder_opt_in(*, bot: Bot, enabled: bool) -> Bot:
         bot.ladder_opt_in = enabled
         bot.save(update_fields=["ladder_opt_in", "updated_at"])
         if enabled:
-            shares_seat_soon([bot.pk])
+            shares_seat([bot.pk])
             ladders_top_up_soon()
     return bot
 
@@ -196,16 +196,27 @@ def ladders_top_up() -> int:
     """
     made = 0
     with transaction.atomic():
-        ladders = list(
-            Ladder.objects.select_for_update()
-            .filter(status=LadderStatus.RUNNING)
-            .select_related("variant")
-            .order_by("pk")
-        )
+        ladders = lock_running_ladders()
         _drop_unplayable()
         for ladder in ladders:
             made += _top_up(ladder)
     return made
+
+
+def lock_running_ladders() -> list[Ladder]:
+    """Every running ladder, its row locked until the transaction ends, with its variant.
+
+    Only the ladders' rows: a rating write checks its rows' variant at commit (a key-share
+    lock) while it holds the shares whose weights it rewrote, which a top-up waits for, so a
+    top-up that locked the variant too would deadlock with it
+    (tests/tournaments/services/test_ladder_locks.py).
+    """
+    return list(
+        Ladder.objects.select_for_update(of=("self",))
+        .filter(status=LadderStatus.RUNNING)
+        .select_related("variant")
+        .order_by("pk")
+    )
 
 
 def _drop_unplayable() -> None:

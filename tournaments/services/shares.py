@@ -11,15 +11,17 @@ a step (``SHARE_WINDOW_STEP``) behind, and takes out the tables made in between,
 those; it then sweeps the shares (``shares_sweep``): a share for every opted-in bot, and the
 shares of bots that cannot play now parked, out of the index. Whatever lets a bot play again
 (an opt-in, a passed check, a confirmed address) brings its shares back at once
-(``shares_seat_soon``).
+(``shares_seat``, ``shares_seat_soon``).
 
 Every change of the tables runs inside a top-up, which holds every running ladder's row
 (tournaments/services/ladders.py), so no two change one ladder's shares at once; a rating write
-changes only the weights (``shares_reweigh``). Both lock the rows they write in id order, so
-they never deadlock. ``shares_rebuild`` counts them afresh from the window's tables: what a
-ladder does the first time, and what the kept counts always equal
-(tests/tournaments/services/test_ladder_shares.py). A weight follows the matchmaker's
-parameters and ``RATING_PROVISIONAL_MATCHES`` as they were at the bot's last rating write.
+changes only the weights (``shares_reweigh``). Every writer locks the rows it writes ladder by
+ladder and in id order, so no two deadlock over them (and a top-up leaves the variants' rows
+unlocked: tests/tournaments/services/test_ladder_locks.py). ``shares_rebuild`` counts the
+shares afresh from the window's tables: what a ladder does the first time, and what the kept
+counts always equal (tests/tournaments/services/test_ladder_shares.py). A weight follows the
+matchmaker's parameters and ``RATING_PROVISIONAL_MATCHES`` as they were at the bot's last
+rating write.
 """
 
 from __future__ import annotations
@@ -133,7 +135,7 @@ def shares_sweep(ladder: Ladder) -> None:
     ladders may not seat now (``playable_bots``), unparking the others.
 
     Run as the window moves: it catches within a step whatever changed by paths that do not
-    call ``shares_seat_soon`` (the admin, a script), and keeps the index of shares free of bots
+    call ``shares_seat`` (the admin, a script), and keeps the index of shares free of bots
     that cannot play, so a top-up does not read past them.
     """
     missing = list(
@@ -143,26 +145,41 @@ def shares_sweep(ladder: Ladder) -> None:
     )
     _create(ladder, missing)
     shares = LadderShare.objects.filter(ladder=ladder)
-    shares.filter(parked=False).exclude(bot__in=playable_bots()).update(parked=True)
-    shares.filter(parked=True, bot__in=playable_bots()).update(parked=False)
+    _set_parked(shares.filter(parked=False).exclude(bot__in=playable_bots()), True)
+    _set_parked(shares.filter(parked=True, bot__in=playable_bots()), False)
 
 
-def shares_seat_soon(bot_ids: Iterable[int]) -> None:
-    """Bring these bots into every ladder's index of shares now (a bot just opted in, just
-    active again, or of an account that just confirmed its address): a share of no tables where
-    it has none, and its parked shares unparked. The next top-up's slate checks whether each
-    may play; the next move of the window parks those that may not."""
+def _set_parked(shares: QuerySet[LadderShare], parked: bool) -> None:
+    """Park or unpark these shares, their rows locked in id order first (as every writer of
+    shares locks them)."""
+    ids = list(shares.select_for_update().order_by("pk").values_list("pk", flat=True))
+    if ids:
+        LadderShare.objects.filter(pk__in=ids).update(parked=parked)
+
+
+def shares_seat(bot_ids: Iterable[int]) -> None:
+    """Bring these bots into every ladder's index of shares now (a bot just opted in, the bots
+    of an account that just confirmed its address): a share of no tables where it has none,
+    and its parked shares unparked. The next top-up's slate checks whether each may play; the
+    next move of the window parks those that may not."""
     wanted = set(bot_ids)
     if not wanted:
         return
-    for ladder in Ladder.objects.filter(shares_since__isnull=False).select_related("variant"):
-        have = set(
-            LadderShare.objects.filter(ladder=ladder, bot_id__in=wanted).values_list(
-                "bot_id", flat=True
-            )
-        )
-        _create(ladder, sorted(wanted - have))
-        LadderShare.objects.filter(ladder=ladder, bot_id__in=have, parked=True).update(parked=False)
+    with transaction.atomic():
+        ladders = Ladder.objects.filter(shares_since__isnull=False).select_related("variant")
+        for ladder in ladders.order_by("pk"):
+            theirs = LadderShare.objects.filter(ladder=ladder, bot_id__in=wanted)
+            _create(ladder, sorted(wanted - set(theirs.values_list("bot_id", flat=True))))
+            _set_parked(theirs.filter(parked=True), False)
+
+
+def shares_seat_soon(bot_ids: Iterable[int]) -> None:
+    """``shares_seat`` once the current transaction commits (a bot just active again): a caller
+    holding a bot's row for update (a check does) must not wait for shares that a top-up or a
+    rating write holds while it waits to check that bot's row at its own commit."""
+    wanted = set(bot_ids)
+    if wanted:
+        transaction.on_commit(lambda: shares_seat(wanted))
 
 
 def _create(ladder: Ladder, bot_ids: list[int]) -> None:
@@ -182,7 +199,7 @@ def shares_reweigh(rated: Iterable[RatedBot]) -> None:
         by_variant.setdefault(row.variant_id, {})[row.bot_id] = row
     ladders = Ladder.objects.filter(variant_id__in=by_variant, shares_since__isnull=False)
     params = MatchmakingParams()
-    for ladder_id, variant_id in ladders.values_list("pk", "variant_id"):
+    for ladder_id, variant_id in ladders.order_by("pk").values_list("pk", "variant_id"):
         rows = by_variant[variant_id]
         shares = list(
             LadderShare.objects.select_for_update()
@@ -199,7 +216,8 @@ def shares_reweigh(rated: Iterable[RatedBot]) -> None:
 def shares_reweigh_all() -> None:
     """Write every share's weight from the ratings as they stand (after a recompute, which
     may leave a bot unrated)."""
-    for ladder in Ladder.objects.filter(shares_since__isnull=False).select_related("variant"):
+    ladders = Ladder.objects.filter(shares_since__isnull=False).select_related("variant")
+    for ladder in ladders.order_by("pk"):
         shares = list(
             LadderShare.objects.select_for_update()
             .filter(ladder=ladder)

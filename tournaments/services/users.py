@@ -34,7 +34,7 @@ from tournaments import dispatch
 from tournaments.dispatch import Task
 from tournaments.errors import ApplicationError, ConflictError
 from tournaments.models import Bot, ConfirmedEmail, UsernameKey, is_email_confirmed
-from tournaments.services.shares import shares_seat_soon
+from tournaments.services.shares import shares_seat
 from tournaments.usernames import mixes_scripts, normalised, username_key
 
 TAKEN = "That username is taken, or one that looks like it."
@@ -200,9 +200,7 @@ def _confirm(user: User) -> None:
             "That address confirms another account already: one address confirms one account.",
             field="email",
         ) from None
-    shares_seat_soon(
-        Bot.objects.filter(owner=user, ladder_opt_in=True).values_list("pk", flat=True)
-    )
+    shares_seat(Bot.objects.filter(owner=user, ladder_opt_in=True).values_list("pk", flat=True))
 
 
 def user_confirm_email(*, key: str) -> User:

@@ -166,7 +166,7 @@ def move_window_a_step(ladder: Ladder) -> None:
 
 
 def test_the_window_parks_the_shares_of_bots_that_cannot_play_until_they_can_again(
-    ladder, ladder_bots, settings, loopback_allowed
+    ladder, ladder_bots, settings, loopback_allowed, django_capture_on_commit_callbacks
 ):
     settings.LADDER_MATCHES_IN_FLIGHT = 1
     settings.LADDER_SLATE_BOTS = 1
@@ -184,9 +184,10 @@ def test_the_window_parks_the_shares_of_bots_that_cannot_play_until_they_can_aga
     move_window_a_step(ladder)
     ladders_top_up()
     assert parked(ladder) == {opted_out.pk, disabled.pk, moved.pk}
-    # Whatever lets each play again brings its share back at once.
+    # Whatever lets each play again brings its share back as soon as it commits.
     bot_set_ladder_opt_in(bot=opted_out, enabled=True)
-    bot_record_check(bot=disabled, result=HelloResult(ok=True, latency_ms=5))
+    with django_capture_on_commit_callbacks(execute=True):
+        bot_record_check(bot=disabled, result=HelloResult(ok=True, latency_ms=5))
     assert Bot.objects.get(pk=disabled.pk).status == BotStatus.ACTIVE
     assert parked(ladder) == {moved.pk}
     user_confirm_email(key=email_confirmation_key(moved.owner))
