@@ -154,11 +154,9 @@ class LeaderboardView(generics.ListAPIView):
         page = self.paginate_queryset(board)
         response = self.get_paginated_response(LeaderboardRowOutput(page, many=True).data)
         if page_key is not None and generation is not None:
-            body = request.accepted_renderer.render(
-                response.data, request.accepted_media_type, self.get_renderer_context()
+            page_built = _keep_page(
+                self, request, response, page_key, generation, settings.LEADERBOARD_CACHE_SECONDS
             )
-            page_built = CachedPage(generation=generation, built_at=time.time(), body=body)
-            _cache_set(page_key, page_built, settings.LEADERBOARD_CACHE_SECONDS)
             RECENT_PAGES.keep(page_key, page_built)
         return response
 
@@ -247,6 +245,24 @@ def _cache_get_many(keys: list[str]) -> dict[str, Any]:
     except Exception:  # any backend's failure: serve from the database instead
         logger.warning("cache unavailable: reading the leaderboard from the database")
         return {}
+
+
+def _keep_page(
+    view: APIView,
+    request: Request,
+    response: Response,
+    key: str,
+    generation: str,
+    timeout: int,
+) -> CachedPage:
+    """Keep a page in the cache as the JSON it is sent as, with the generation it was built
+    from; return it."""
+    body = request.accepted_renderer.render(
+        response.data, request.accepted_media_type, view.get_renderer_context()
+    )
+    page = CachedPage(generation=generation, built_at=time.time(), body=body)
+    _cache_set(key, page, timeout)
+    return page
 
 
 def _cache_set(key: str, value: Any, timeout: int) -> None:
@@ -356,11 +372,7 @@ class BotRatingHistoryView(generics.ListAPIView):
             _require_bot(pk)
         response = self.get_paginated_response(RatingHistoryOutput(page, many=True).data)
         if page_key is not None and generation is not None:
-            body = request.accepted_renderer.render(
-                response.data, request.accepted_media_type, self.get_renderer_context()
-            )
-            built = CachedPage(generation=generation, built_at=time.time(), body=body)
-            _cache_set(page_key, built, HISTORY_CACHE_SECONDS)
+            _keep_page(self, request, response, page_key, generation, HISTORY_CACHE_SECONDS)
         return response
 
 

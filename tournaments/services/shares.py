@@ -88,12 +88,12 @@ def _weights(ladder: Ladder, bot_ids: Iterable[int]) -> dict[int, float]:
             variant_id=ladder.variant_id, bot_id__in=wanted
         ).values_list("bot_id", "sigma", "matches")
     }
-    params = MatchmakingParams()
-    weights = {}
-    for bot_id in wanted:
-        sigma, matches = rated.get(bot_id, (start.sigma, 0))
-        weights[bot_id] = weight_of(sigma, is_provisional(matches), params)
-    return weights
+    return {bot_id: _weight(*rated.get(bot_id, (start.sigma, 0))) for bot_id in wanted}
+
+
+def _weight(sigma: float, matches: int) -> float:
+    """The share weight of a rating with this sigma and these rated units."""
+    return weight_of(sigma, is_provisional(matches), MatchmakingParams())
 
 
 def _apply(ladder: Ladder, counts: SeatCounts, sign: int) -> None:
@@ -198,7 +198,6 @@ def shares_reweigh(rated: Iterable[RatedBot]) -> None:
     for row in rated:
         by_variant.setdefault(row.variant_id, {})[row.bot_id] = row
     ladders = Ladder.objects.filter(variant_id__in=by_variant, shares_since__isnull=False)
-    params = MatchmakingParams()
     for ladder_id, variant_id in ladders.order_by("pk").values_list("pk", "variant_id"):
         rows = by_variant[variant_id]
         shares = list(
@@ -209,7 +208,7 @@ def shares_reweigh(rated: Iterable[RatedBot]) -> None:
         )
         for share in shares:
             row = rows[share.bot_id]
-            share.weight = weight_of(row.sigma, is_provisional(row.matches), params)
+            share.weight = _weight(row.sigma, row.matches)
         update_rows(LadderShare, shares, ["weight"])
 
 
