@@ -186,9 +186,8 @@ class CSVRenderer(BaseRenderer):
 
 
 # The renderers of an endpoint that offers CSV: the usual ones, then CSV.
-# api_settings imports the classes named in the settings; the stubs type them as the names.
 WITH_CSV: list[type[BaseRenderer]] = [
-    *api_settings.DEFAULT_RENDERER_CLASSES,  # type: ignore[list-item]
+    *api_settings.DEFAULT_RENDERER_CLASSES,
     CSVRenderer,
 ]
 

@@ -52,7 +52,11 @@ def _first_message(detail: Any, path: str = "") -> str:
 
 
 def _from_validation(exc: exceptions.ValidationError) -> Response:
-    detail = exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail}
+    detail: dict[str, Any] = (
+        {str(key): value for key, value in exc.detail.items()}
+        if isinstance(exc.detail, dict)
+        else {"non_field_errors": exc.detail}
+    )
     message = _first_message(detail)
     return Response(error_body("invalid", message, detail), status=exc.status_code)
 

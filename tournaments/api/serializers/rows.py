@@ -87,7 +87,9 @@ class ShapedRowsMetaclass(serializers.SerializerMetaclass):
             if meta is not None:
                 meta.fields = [column.name for column in columns]
             attrs["to_representation"] = shaper(columns)
-        return super().__new__(mcs, name, bases, attrs)
+        made = super().__new__(mcs, name, bases, attrs)
+        assert isinstance(made, ShapedRowsMetaclass)
+        return made
 
 
 # An output whose rows are shaped whole from a selector's plain records. (No docstring: the
