@@ -18,7 +18,8 @@ ratios. Every contender plays uniformly random legal actions drawn from ``random
   the replay recorded at the end;
 - memory: a finished game and its replay dict, measured with tracemalloc.
 
-OpenSpiel is not a project dependency; install it to compare: .venv/bin/pip install open-spiel.
+OpenSpiel is not a project dependency; install it to compare:
+.venv-uv/bin/uv pip install --python .venv/bin/python open-spiel.
 Without it the comparison is skipped with a message saying so.
 """
 
@@ -242,7 +243,7 @@ def main() -> None:
         pyspiel = None
         print(
             "SKIPPED: the OpenSpiel comparison (pyspiel is not importable; "
-            ".venv/bin/pip install open-spiel)",
+            ".venv-uv/bin/uv pip install --python .venv/bin/python open-spiel)",
             file=sys.stderr,
         )
 
