@@ -43,7 +43,7 @@ from engine.players.colluding import HelpingPlayer  # noqa: E402
 from engine.presets import preset  # noqa: E402
 from engine.simulate import derive_seed  # noqa: E402
 from tournaments.collusion import PairEvidence, detect  # noqa: E402
-from tournaments.rank_intervals import Finish  # noqa: E402
+from tournaments.maths.intervals import Finish  # noqa: E402
 
 TABLE = 4
 HONEST = (0.0, 0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0)  # noise of each honest bot, strongest first

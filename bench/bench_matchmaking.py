@@ -2,7 +2,7 @@
 
 Bots have a true strength; a table's result ranks the bots by strength plus Gaussian noise
 (TrueSkill's own performance model, with its beta), so a match costs microseconds instead of
-an HTTP game. Ratings are real TrueSkill updates (``tournaments.rating_math.rate``, the
+an HTTP game. Ratings are real TrueSkill updates (``tournaments.maths.ratings.rate``, the
 ladder's own function and parameters). Time is simulated: the ladder keeps ``--in-flight``
 tables playing, each match lasts 60 to 180 simulated seconds, and whenever one ends its four
 bots are free again and a new table is picked from the free bots by the policy:
@@ -19,11 +19,11 @@ not). Printed, per policy:
 
 - matches per bot per hour over the run, of the bots there from the start: median, the
   10th and 90th percentiles, and their spread (p90 - p10, and the coefficient of variation);
-- time until a newcomer leaves provisional (``rating_math.provisional_matches()`` rated
+- time until a newcomer leaves provisional (``tournaments.provisional.provisional_matches()`` rated
   matches): median, p10 and p90 in simulated minutes, and how many had not by the end;
 - rank error against true strength after N matches: the mean absolute difference between a
-  bot's rank by conservative rating (``rating_math.conservative``) and by true strength, and
-  Kendall's tau between the two orders.
+  bot's rank by conservative rating (``tournaments.maths.ratings.conservative``) and by true
+  strength, and Kendall's tau between the two orders.
 
 Rounds are paired: both policies play the same bots (strengths, arrival times) from the same
 seed, and take turns going first. Figures are medians over rounds, with min..max.
@@ -57,13 +57,12 @@ from tournaments.formats.matchmaking import (  # noqa: E402
     slate,
     slate_size,
 )
-from tournaments.rating_math import (  # noqa: E402
+from tournaments.maths.ratings import (  # noqa: E402
     RatingParams,
     conservative,
-    is_provisional,
-    provisional_matches,
     rate,
 )
+from tournaments.provisional import is_provisional, provisional_matches  # noqa: E402
 
 TABLE = 4
 PARAMS = RatingParams()

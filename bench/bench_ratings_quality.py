@@ -4,7 +4,7 @@ Reference bots of graded strength (the heuristic with rising noise) play 4-seat 
 preset. Each repetition (its own base seed) schedules duplicate groups: round-robin tables,
 each played in its 4 seat rotations. The same tables and rotations are played twice: with
 one deal seed per group (duplicate) and with a fresh deal seed per match (random deals).
-Four arms rate them with ``tournaments.rating_math.rate`` in fixture order, no database:
+Four arms rate them with ``tournaments.maths.ratings.rate`` in fixture order, no database:
 
 - random deals, each match one update (ranks by points);
 - random deals, the group's 4 matches summed into one update (ranks by summed points);
@@ -30,10 +30,10 @@ whole field every round. Each repetition plays three pools of table-games once (
 boards, one deal at every table of a round; rotations, a table replaying one deal in its 4
 seatings) and rates them every way of ``FIELD_ARMS``: per-table live TrueSkill (default tau
 and tau 0), OpenSkill's Plackett-Luce, a round's tables as one TrueSkill update, the batch fit
-of ``tournaments.rank_intervals`` refitted every 16 table-games, boards as one update by seat
+of ``tournaments.maths.intervals`` refitted every 16 table-games, boards as one update by seat
 differences, rotations as one update by duplicate differences. Also measured: the seat-luck
 correlation, the pairwise prediction error on held-out games, and how often the batch fit's
-90% rank intervals hold the true rank (``tournaments.rank_intervals.bootstrap``). The true
+90% rank intervals hold the true rank (``tournaments.maths.intervals.bootstrap``). The true
 order is the mean points of each bot over every game the run plays for the field.
 
     .venv/bin/python bench/bench_ratings_quality.py --reps 8 --matches 1600 --jobs 2 \\
@@ -83,7 +83,7 @@ from tournaments.formats.duplicate import (  # noqa: E402
     duplicate_differences,
 )
 from tournaments.formats.round_robin import round_robin  # noqa: E402
-from tournaments.rank_intervals import (  # noqa: E402
+from tournaments.maths.intervals import (  # noqa: E402
     BotRank,
     Choice,
     Finish,
@@ -91,7 +91,7 @@ from tournaments.rank_intervals import (  # noqa: E402
     choices,
     fit,
 )
-from tournaments.rating_math import RatingParams, conservative, rate  # noqa: E402
+from tournaments.maths.ratings import RatingParams, conservative, rate  # noqa: E402
 
 # Strongest first: the true order. "coarse" spans the whole range (the search bot uses few
 # samples to stay cheap and still beats the noiseless heuristic clearly); "fine" is a harder
@@ -377,7 +377,7 @@ class Rater(Protocol):
 
 
 class TrueSkillRater:
-    """``tournaments.rating_math.rate`` finish by finish; the board is ``mu - 3 sigma``."""
+    """``tournaments.maths.ratings.rate`` finish by finish; the board is ``mu - 3 sigma``."""
 
     def __init__(self, n: int, params: RatingParams) -> None:
         self.params = params
@@ -424,7 +424,7 @@ class OpenSkillRater:
 
 
 class BatchRater:
-    """``tournaments.rank_intervals.fit`` of every finish so far, refitted after each update
+    """``tournaments.maths.intervals.fit`` of every finish so far, refitted after each update
     from the previous strengths."""
 
     def __init__(self, n: int) -> None:
@@ -767,7 +767,7 @@ FIELD_ARMS: dict[str, FieldArm] = {
         Pool.RANDOM, concurrent_steps, lambda n: TrueSkillRater(n, BASE)
     ),
     BLOCKS: FieldArm(Pool.RANDOM, block_steps, lambda n: TrueSkillRater(n, BASE)),
-    "batch fit (rank_intervals.fit), refitted every 16 table-games": FieldArm(
+    "batch fit (intervals.fit), refitted every 16 table-games": FieldArm(
         Pool.RANDOM, batch_steps, BatchRater
     ),
     "boards across tables, one update (TrueSkill)": FieldArm(

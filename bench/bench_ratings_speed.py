@@ -1,7 +1,7 @@
 """Rating speed: the cost of one update, and a full recompute in PostgreSQL.
 
 ``updates``: CPU time of one TrueSkill update per table size (3 to 7 seats),
-``tournaments.rating_math.rate`` against the bare ``trueskill`` package call on the same
+``tournaments.maths.ratings.rate`` against the bare ``trueskill`` package call on the same
 tables, taking turns round by round on one core.
 
 ``recompute``: loads 1,000 bots and 100,000 finished matches of 4 seats (scores drawn around
@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 import trueskill  # noqa: E402
 
 from engine.scoring import shared_ranks  # noqa: E402
-from tournaments.rating_math import RatingParams, rate  # noqa: E402
+from tournaments.maths.ratings import RatingParams, rate  # noqa: E402
 
 DB_URL = os.environ.get(
     "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/ohhell_bench_ratings"
@@ -69,7 +69,7 @@ def _tables(seats: int, count: int, rng: random.Random) -> list[tuple[list, list
 
 
 # A contender rates one table: (mu, sigma) by seat before, and ranks; the package answers with
-# its own rating groups, rating_math with (mu, sigma) pairs.
+# its own rating groups, maths.ratings with (mu, sigma) pairs.
 Contender = Callable[[list[tuple[float, float]], list[int]], Sequence[Any]]
 
 
@@ -86,13 +86,13 @@ def _contenders(params: RatingParams) -> dict[str, Contender]:
         return env.rate([(trueskill.Rating(mu, sigma),) for mu, sigma in before], ranks=ranks)
 
     return {
-        "rating_math.rate": lambda before, ranks: rate(params, before, ranks),
+        "ratings.rate": lambda before, ranks: rate(params, before, ranks),
         "trueskill package": package,
     }
 
 
 def _largest_difference(params: RatingParams, tables: list) -> float:
-    """How far rating_math.rate strays from the package on these tables (0: bit for bit)."""
+    """How far ratings.rate strays from the package on these tables (0: bit for bit)."""
     package = _contenders(params)["trueskill package"]
     worst = 0.0
     for before, ranks in tables:

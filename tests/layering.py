@@ -17,26 +17,44 @@ def imported_roots(path: Path) -> set[str]:
     return roots
 
 
-def imported_modules(path: Path) -> set[str]:
-    """Return every module ``path`` imports, at any depth of the file (relative imports left
-    out); ``from a import b`` counts as ``a`` and ``a.b``, since ``b`` may be a module."""
+def imported_modules(path: Path, package: str | None = None) -> set[str]:
+    """Return every module ``path`` imports, at any depth of the file; ``from a import b``
+    counts as ``a`` and ``a.b``, since ``b`` may be a module. Relative imports are resolved
+    against ``package`` (the one ``path`` lies in), or left out without it."""
     modules: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
         if isinstance(node, ast.Import):
             modules.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            modules.add(node.module)
-            modules.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            module = _absolute(node, package)
+            if module:
+                modules.add(module)
+                modules.update(f"{module}.{alias.name}" for alias in node.names)
     return modules
 
 
-def forbidden_imports(path: Path, forbidden: set[str]) -> set[str]:
+def _absolute(node: ast.ImportFrom, package: str | None) -> str | None:
+    """The module a ``from ... import`` names, relative ones resolved inside ``package``."""
+    if not node.level:
+        return node.module
+    if package is None:
+        return None
+    parts = package.split(".")
+    base = parts[: len(parts) - node.level + 1]
+    return ".".join([*base, node.module] if node.module else base)
+
+
+def forbidden_imports(path: Path, forbidden: set[str], package: str | None = None) -> set[str]:
     """The modules ``path`` imports that are, or lie inside, one of ``forbidden``."""
     return {
         module
-        for module in imported_modules(path)
-        if any(module == f or module.startswith(f + ".") for f in forbidden)
+        for module in imported_modules(path, package)
+        if any(_inside(module, f) for f in forbidden)
     }
+
+
+def _inside(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
 
 
 def task_sends(path: Path) -> list[int]:

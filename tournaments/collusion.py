@@ -8,7 +8,7 @@ A bot's result at a table is measured against the *other* bots there only, never
 partner under test (beating the partner is what a sacrifice gives away, and beating a weak
 honest bot is no sign of anything): for each other bot, 1 if it finished above it, a half for
 an equal place, 0 below, less the chance the batch strengths give it of finishing above that bot
-(Plackett-Luce log-strengths of the same history, tournaments/rank_intervals.py, whose pairwise
+(Plackett-Luce log-strengths of the same history, tournaments/maths/intervals.py, whose pairwise
 chances are exp(a) / (exp(a) + exp(b))). The residuals are averaged over the other bots at the
 table, so a table of strong opponents and a table of weak ones count alike. A duplicate group's
 rotations share their deals, so they are one unit: the residuals are averaged over them.
@@ -42,7 +42,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from itertools import combinations
 
-from tournaments.rank_intervals import Finish, strengths
+from tournaments.maths.intervals import Finish, strengths
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,8 +14,8 @@ import pytest
 from engine.presets import preset
 from engine.simulate import play_game
 from tournaments.formats.common import Fixture
-from tournaments.rank_intervals import BotRank, Finish
-from tournaments.rating_math import RatingParams
+from tournaments.maths.intervals import BotRank, Finish
+from tournaments.maths.ratings import RatingParams
 
 PATH = Path(__file__).resolve().parents[2] / "bench" / "bench_ratings_quality.py"
 

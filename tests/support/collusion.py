@@ -11,8 +11,8 @@ from datetime import timedelta
 
 from django.utils import timezone
 
+from tournaments.maths.intervals import Finish
 from tournaments.models import Bot, Match, MatchSeat, MatchStatus, Variant
-from tournaments.rank_intervals import Finish
 
 
 @dataclass(frozen=True, slots=True)

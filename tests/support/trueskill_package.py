@@ -1,11 +1,11 @@
 """The trueskill package itself, set up with a variant's parameters: the independent computation
-the platform's own TrueSkill update (tournaments/rating_math.py) is checked against."""
+the platform's own TrueSkill update (tournaments/maths/ratings.py) is checked against."""
 
 from __future__ import annotations
 
 import trueskill
 
-from tournaments.rating_math import RatingParams
+from tournaments.maths.ratings import RatingParams
 
 
 def package_env(params: RatingParams | None = None) -> trueskill.TrueSkill:

@@ -8,7 +8,7 @@ import pytest
 
 from tests.support.collusion import Planted, season
 from tournaments.collusion import benjamini_hochberg, detect
-from tournaments.rank_intervals import Finish
+from tournaments.maths.intervals import Finish
 
 
 def _units(finishes: list[Finish]) -> list[list[Finish]]:

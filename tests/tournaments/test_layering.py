@@ -1,5 +1,5 @@
 """The tournaments app's own layers: services never import tasks, selectors never import
-services, and every task is sent from tournaments/dispatch.py."""
+services, every task is sent from tournaments/dispatch.py, and the maths stand alone."""
 
 from __future__ import annotations
 
@@ -13,8 +13,11 @@ APP = Path(__file__).resolve().parents[2] / "tournaments"
 SERVICES = sorted((APP / "services").glob("*.py"))
 SELECTORS = sorted((APP / "selectors").glob("*.py"))
 DISPATCH = APP / "dispatch.py"
+MATHS = sorted((APP / "maths").glob("*.py"))
 # What only the dispatch module may know: the task entry points and the Celery app.
 TASK_MODULES = {"tournaments.tasks", "config.celery_app", "celery"}
+# What the maths may not lean on: Django, the app around them, its settings and workers.
+ABOVE_THE_MATHS = {"django", "rest_framework", "celery", "config", "tournaments"}
 
 
 def _ids(path: Path) -> str:
@@ -29,6 +32,42 @@ def test_services_import_neither_tasks_nor_the_celery_app(path: Path) -> None:
 @pytest.mark.parametrize("path", SELECTORS, ids=_ids)
 def test_selectors_never_import_services(path: Path) -> None:
     assert forbidden_imports(path, {"tournaments.services"}) == set()
+
+
+def maths_leaning_on_the_app(path: Path) -> set[str]:
+    """What a module of tournaments/maths/ imports from Django or the app outside the maths."""
+    return {
+        module
+        for module in forbidden_imports(path, ABOVE_THE_MATHS, package="tournaments.maths")
+        if module != "tournaments.maths" and not module.startswith("tournaments.maths.")
+    }
+
+
+@pytest.mark.parametrize("path", MATHS, ids=_ids)
+def test_the_maths_import_neither_django_nor_the_rest_of_the_app(path: Path) -> None:
+    assert maths_leaning_on_the_app(path) == set()
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("from django.conf import settings\n", {"django.conf", "django.conf.settings"}),
+        (
+            "if TYPE_CHECKING:\n    from django.db.models import F\n",
+            {"django.db.models", "django.db.models.F"},
+        ),
+        ("from ..models import Rating\n", {"tournaments.models", "tournaments.models.Rating"}),
+        ("import tournaments.selectors.ratings\n", {"tournaments.selectors.ratings"}),
+        ("from tournaments.maths.intervals import Finish\nfrom .ratings import rate\n", set()),
+        ("import numpy\nimport trueskill\n", set()),
+    ],
+)
+def test_the_maths_check_finds_what_leans_on_the_app(
+    tmp_path: Path, source: str, expected: set[str]
+) -> None:
+    module = tmp_path / "module.py"
+    module.write_text(source)
+    assert maths_leaning_on_the_app(module) == expected
 
 
 @pytest.mark.parametrize("path", [p for p in sorted(APP.rglob("*.py")) if p != DISPATCH], ids=_ids)

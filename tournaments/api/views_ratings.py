@@ -49,7 +49,7 @@ from tournaments.models import (
     RatingRecompute,
     signed_in,
 )
-from tournaments.rating_math import provisional_matches
+from tournaments.provisional import provisional_matches
 from tournaments.selectors.rank_intervals import rank_intervals
 from tournaments.selectors.ratings import (
     bot_ratings_now,

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
 
+from tournaments.maths.ratings import conservative
 from tournaments.models import RatingHistory
-from tournaments.rating_math import conservative
 from tournaments.selectors.analytics import RatingPoint
 
 MU, SIGMA, MINUS = "\N{GREEK SMALL LETTER MU}", "\N{GREEK SMALL LETTER SIGMA}", "\N{MINUS SIGN}"

@@ -20,6 +20,7 @@ from engine.replay import verify_replay
 from engine.seeds import seed_matches, seed_sha256
 from tournaments.dashboard.charts import rating_band_chart, rating_chart
 from tournaments.dashboard.study import ranking_study
+from tournaments.maths.ratings import margin
 from tournaments.models import (
     Bot,
     FaultKind,
@@ -33,7 +34,7 @@ from tournaments.models import (
     sees_platform_errors,
 )
 from tournaments.models.competitions import DEALS
-from tournaments.rating_math import is_provisional, margin
+from tournaments.provisional import is_provisional
 from tournaments.selectors import dashboard as reads
 from tournaments.selectors.analytics import bot_analytics, played_variants
 from tournaments.selectors.bots import bot_health_checks

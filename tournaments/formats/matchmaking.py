@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from itertools import chain
 
 from tournaments.formats.common import FixtureError, check_table_size, seat_by_history
-from tournaments.rating_math import DEFAULT_SIGMA, conservative
+from tournaments.maths.ratings import DEFAULT_SIGMA, conservative
 
 
 @dataclass(frozen=True, slots=True)

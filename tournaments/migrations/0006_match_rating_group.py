@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 def preset_rating_params(apps, schema_editor):
     """Give presets whose tie rate is far from the default their own draw probability."""
-    from tournaments.rating_math import PRESET_RATING_PARAMS
+    from tournaments.maths.ratings import PRESET_RATING_PARAMS
 
     Variant = apps.get_model("tournaments", "Variant")
     for name, params in PRESET_RATING_PARAMS.items():

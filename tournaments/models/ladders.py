@@ -9,7 +9,7 @@ from django.db import models
 from django.db.models import ExpressionWrapper
 
 from arena.timebank import DEFAULT_TIME_BANK_MS, MAX_TIME_BANK_MS
-from tournaments.rating_math import ROUND_TABLES
+from tournaments.maths.ratings import ROUND_TABLES
 from tournaments.seeds import DEAL_SALT_BYTES, new_deal_salt
 
 # The duplicate switch's help text, for staff in the admin and the API.

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from django.db import models
 
-from tournaments.rank_intervals import interval_text
+from tournaments.maths.intervals import interval_text
 
 
 class RankFit(models.Model):
-    """The latest batch fit of one variant's rated matches (tournaments/rank_intervals.py)."""
+    """The latest batch fit of one variant's rated matches (tournaments/maths/intervals.py)."""
 
     variant = models.OneToOneField("Variant", on_delete=models.CASCADE, related_name="rank_fit")
     matches = models.PositiveIntegerField(help_text="rated matches fitted: the variant's latest")

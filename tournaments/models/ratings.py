@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db import models
 from django.utils import timezone
 
-from tournaments.rating_math import DEFAULT_MU, DEFAULT_SIGMA, conservative
+from tournaments.maths.ratings import DEFAULT_MU, DEFAULT_SIGMA, conservative
 
 
 class Rating(models.Model):

@@ -28,7 +28,7 @@ class Variant(models.Model):
     options = models.JSONField()
     is_preset = models.BooleanField(default=False)
     description = models.CharField(max_length=1000, blank=True)
-    # TrueSkill parameters (tournaments.rating_math.RatingParams); empty means the defaults.
+    # TrueSkill parameters (tournaments.maths.ratings.RatingParams); empty means the defaults.
     rating_params = models.JSONField(default=dict, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,

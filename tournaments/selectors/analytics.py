@@ -36,8 +36,8 @@ from django.db.models import (
 from django.db.models.functions import Mod, RowNumber, Trunc
 
 from tournaments.cache_keys import bot_analytics_key
+from tournaments.maths.ratings import conservative
 from tournaments.models import MatchSeat, MatchStatus, RatingHistory, SeatTally
-from tournaments.rating_math import conservative
 from tournaments.selectors.matches import public
 
 log = logging.getLogger(__name__)

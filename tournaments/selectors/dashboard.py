@@ -20,6 +20,7 @@ from django.db.models import (
 )
 from django.db.models.functions import RowNumber
 
+from tournaments.maths.ratings import conservative, margin
 from tournaments.models import (
     Bot,
     Match,
@@ -33,7 +34,7 @@ from tournaments.models import (
     TournamentStatus,
     Variant,
 )
-from tournaments.rating_math import conservative, is_provisional, margin
+from tournaments.provisional import is_provisional
 from tournaments.selectors.matches import matches_visible_to, public
 from tournaments.selectors.rank_intervals import rank_intervals_of
 from tournaments.selectors.tournaments import tournament_list

@@ -13,6 +13,7 @@ from django.db import connection
 from django.db.models import F, Max, QuerySet
 
 from tournaments.cache_keys import recompute_progress_key
+from tournaments.maths.ratings import conservative
 from tournaments.models import (
     Bot,
     Rating,
@@ -21,7 +22,7 @@ from tournaments.models import (
     RecomputeStatus,
     Variant,
 )
-from tournaments.rating_math import conservative, provisional_matches
+from tournaments.provisional import provisional_matches
 from tournaments.selectors.pages import Pages
 
 

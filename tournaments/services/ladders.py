@@ -34,6 +34,7 @@ from tournaments.dispatch import Task
 from tournaments.errors import ConflictError, PermissionDeniedError
 from tournaments.formats import Fixture, rotations
 from tournaments.formats.matchmaking import Candidate, MatchmakingParams, pick_tables, slate_size
+from tournaments.maths.ratings import ROUND_TABLES, RatingParams
 from tournaments.models import (
     Bot,
     Ladder,
@@ -44,7 +45,7 @@ from tournaments.models import (
     Variant,
     email_confirmed_q,
 )
-from tournaments.rating_math import ROUND_TABLES, RatingParams, is_provisional
+from tournaments.provisional import is_provisional
 from tournaments.seeds import new_seed
 from tournaments.selectors.ladders import FieldBot, ladder_slate, playable_bots
 from tournaments.selectors.teams import bot_teams, owner_team, shared_hosts, team_keys

@@ -2,7 +2,7 @@
 
 Beside the live TrueSkill ratings, which follow the order the matches were played in, each
 variant's latest ``RANK_INTERVALS_MAX_MATCHES`` rated matches are fitted in one batch
-(Plackett-Luce, tournaments/rank_intervals.py) and refitted on ``RANK_INTERVALS_RESAMPLES``
+(Plackett-Luce, tournaments/maths/intervals.py) and refitted on ``RANK_INTERVALS_RESAMPLES``
 resamples of them. A match's finishing order is the one the live writer rates it by
 (``match_standing``: by total, equal totals sharing a place, disqualified seats sharing last);
 the rotations of a duplicate group are each fitted as the match they were, and drawn together in
@@ -25,8 +25,8 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from tournaments.maths.intervals import Finish, RankIntervals, bootstrap
 from tournaments.models import RankFit, RankInterval
-from tournaments.rank_intervals import Finish, RankIntervals, bootstrap
 from tournaments.services.ratings import counted_matches, latest_finishes
 
 RANK_FIT_LOCK_KEY = 7_042_019  # with the variant's id: one writer of a variant's fit at a time

@@ -39,6 +39,8 @@ from django.utils import timezone
 from engine.scoring import rating_ranks
 from tournaments.cache_keys import history_generation_key, leaderboard_generation_key
 from tournaments.formats import DuplicateResult, duplicate_differences
+from tournaments.maths.intervals import Finish
+from tournaments.maths.ratings import RatingParams, new_version_sigma, rate
 from tournaments.models import (
     BotVersion,
     Match,
@@ -50,8 +52,6 @@ from tournaments.models import (
     Tournament,
     Variant,
 )
-from tournaments.rank_intervals import Finish
-from tournaments.rating_math import RatingParams, new_version_sigma, rate
 from tournaments.services.analytics import forget_bot_analytics
 from tournaments.services.rows import CHUNK, update_rows
 from tournaments.services.shares import RatedBot, shares_reweigh

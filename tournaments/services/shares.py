@@ -34,6 +34,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 
 from tournaments.formats.matchmaking import MatchmakingParams, weight_of
+from tournaments.maths.ratings import RatingParams
 from tournaments.models import (
     Bot,
     Ladder,
@@ -44,7 +45,7 @@ from tournaments.models import (
     Rating,
     new_tiebreak,
 )
-from tournaments.rating_math import RatingParams, is_provisional
+from tournaments.provisional import is_provisional
 from tournaments.selectors.ladders import SHARE_WINDOW, SHARE_WINDOW_STEP, playable_bots
 from tournaments.services.rows import update_rows
 

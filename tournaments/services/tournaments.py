@@ -31,6 +31,7 @@ from tournaments import dispatch, formats
 from tournaments.dispatch import Task
 from tournaments.errors import ApplicationError, ConflictError, PermissionDeniedError
 from tournaments.formats.matchmaking import Candidate, pick_tables
+from tournaments.maths.ratings import RatingParams
 from tournaments.models import (
     Bot,
     BotStatus,
@@ -44,7 +45,7 @@ from tournaments.models import (
     TournamentStatus,
     Variant,
 )
-from tournaments.rating_math import RatingParams, is_provisional
+from tournaments.provisional import is_provisional
 from tournaments.selectors.teams import bot_teams
 from tournaments.services.competitions import check_table, competition_move
 from tournaments.services.matches import match_enqueue, matches_create

@@ -11,9 +11,9 @@ from django.db import IntegrityError, transaction
 from engine import PRESET_NOTES, PRESETS, InvalidVariantError, preset
 from engine import Variant as EngineVariant
 from tournaments.errors import ApplicationError, ConflictError, PermissionDeniedError
+from tournaments.maths.ratings import PRESET_RATING_PARAMS
 from tournaments.models import Variant, is_organiser
 from tournaments.models.variants import VARIANT_NAME_VALIDATOR
-from tournaments.rating_math import PRESET_RATING_PARAMS
 
 
 def _engine_variant(name: str, base: str, options: dict[str, Any]) -> EngineVariant:

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
+from tournaments.maths.ratings import ROUND_TABLES
 from tournaments.models import Ladder, LadderStatus
 from tournaments.models.ladders import LADDER_DUPLICATE_HELP
-from tournaments.rating_math import ROUND_TABLES
 from tournaments.services.ladders import ladder_ensure_default
 
 

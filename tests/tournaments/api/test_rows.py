@@ -10,7 +10,7 @@ from rest_framework import serializers
 
 from tournaments.api.serializers.rows import Column, ShapedRows, Shown
 from tournaments.models import Rating
-from tournaments.rating_math import provisional_matches
+from tournaments.provisional import provisional_matches
 
 
 @dataclass(frozen=True)

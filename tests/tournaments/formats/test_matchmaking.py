@@ -18,7 +18,7 @@ from tournaments.formats.matchmaking import (
     pick_tables,
     share_weight,
 )
-from tournaments.rating_math import conservative
+from tournaments.maths.ratings import conservative
 
 FAST = settings(max_examples=40, deadline=None)
 

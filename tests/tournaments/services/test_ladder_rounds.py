@@ -8,8 +8,8 @@ from django.utils import timezone
 
 from tests.support.trueskill_package import package_env
 from tests.tournaments.services.rating_world import assert_live_equals_recompute
+from tournaments.maths.ratings import ROUND_TABLES, RatingParams
 from tournaments.models import Ladder, Match, MatchSeat, MatchStatus, Rating, RatingHistory
-from tournaments.rating_math import ROUND_TABLES, RatingParams
 from tournaments.services.ladders import ladders_top_up
 from tournaments.services.ratings import latest_finishes, ratings_apply_pending
 

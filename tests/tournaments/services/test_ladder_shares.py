@@ -11,6 +11,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from tournaments.formats.matchmaking import MatchmakingParams, weight_of
+from tournaments.maths.ratings import RatingParams
 from tournaments.models import (
     Bot,
     BotStatus,
@@ -21,7 +22,7 @@ from tournaments.models import (
     MatchStatus,
     Rating,
 )
-from tournaments.rating_math import RatingParams, is_provisional
+from tournaments.provisional import is_provisional
 from tournaments.selectors.ladders import SHARE_WINDOW_STEP, ladder_slate
 from tournaments.services.bots import HelloResult, bot_record_check
 from tournaments.services.ladders import bot_set_ladder_opt_in, ladders_top_up

@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from tests.support.users import make_confirmed_user, make_user
 from tournaments.formats.matchmaking import Candidate, MatchmakingParams, owed
+from tournaments.maths.ratings import RatingParams
 from tournaments.models import (
     Bot,
     BotStatus,
@@ -20,7 +21,7 @@ from tournaments.models import (
     MatchStatus,
     Rating,
 )
-from tournaments.rating_math import RatingParams, is_provisional
+from tournaments.provisional import is_provisional
 from tournaments.selectors.ladders import SHARE_WINDOW, ladder_slate, playable_bots
 from tournaments.services.ladders import ladders_top_up
 from tournaments.services.matches import match_create

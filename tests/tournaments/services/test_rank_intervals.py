@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from config.celery_app import route_task
 from tournaments.dispatch import Task
+from tournaments.maths.intervals import Finish, strengths
 from tournaments.models import (
     Match,
     MatchSeat,
@@ -21,7 +22,6 @@ from tournaments.models import (
     RankInterval,
     RatingRecompute,
 )
-from tournaments.rank_intervals import Finish, strengths
 from tournaments.services.rank_intervals import rank_intervals_fit, rank_intervals_fit_all
 from tournaments.services.ratings import ratings_apply_pending
 from tournaments.services.recompute import ratings_recompute_job

@@ -13,6 +13,7 @@ from engine.scoring import rating_ranks
 from tests.arena.signing_bots import Checks, signing_bot
 from tests.support.users import client_for, make_confirmed_user
 from tests.tournaments.conftest import ladder_teams_apart
+from tournaments.maths.ratings import RatingParams, rate
 from tournaments.models import (
     Bot,
     BotStatus,
@@ -24,7 +25,6 @@ from tournaments.models import (
     RatingHistory,
     SharedHost,
 )
-from tournaments.rating_math import RatingParams, rate
 from tournaments.services.bots import bot_verify
 from tournaments.services.ladders import ladder_ensure_default, ladders_top_up
 from tournaments.services.ratings import ratings_apply_pending

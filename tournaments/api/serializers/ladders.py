@@ -11,9 +11,9 @@ from tournaments.api.serializers.fields import (
     VariantRefField,
     time_bank_field,
 )
+from tournaments.maths.ratings import ROUND_TABLES
 from tournaments.models import Ladder
 from tournaments.models.ladders import LADDER_DUPLICATE_HELP, LADDER_ROUND_HELP, MAX_ROUND_TABLES
-from tournaments.rating_math import ROUND_TABLES
 
 
 class LadderInput(serializers.Serializer):

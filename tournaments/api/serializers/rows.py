@@ -17,7 +17,7 @@ from typing import Any
 from django.utils import timezone
 from rest_framework import serializers
 
-from tournaments.rating_math import is_provisional
+from tournaments.provisional import is_provisional
 
 
 class Shown(Enum):

@@ -19,7 +19,7 @@ from tournaments.demo import (
     start_tournament,
 )
 from tournaments.models import TournamentStatus
-from tournaments.rating_math import is_provisional
+from tournaments.provisional import is_provisional
 from tournaments.selectors.ratings import leaderboard
 from tournaments.selectors.tournaments import tournament_progress
 

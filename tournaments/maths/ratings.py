@@ -1,8 +1,9 @@
 """TrueSkill for Oh Hell tables: parameters per variant and one free-for-all update.
 
 Pure functions over plain numbers, so the service, the recompute and the benchmarks share
-one definition; the conservative rating and the provisional rule are defined here once for
-the models, selectors, matchmaking and pages. Each seat is its own team; a shared rank is a draw.
+one definition; the conservative rating is defined here once for the models, selectors,
+matchmaking and pages (the provisional rule reads a setting: tournaments/provisional.py).
+Each seat is its own team; a shared rank is a draw.
 """
 
 from __future__ import annotations
@@ -11,12 +12,11 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, overload
+from typing import Any, Protocol, TypeVar, overload
 
 import trueskill
 
-if TYPE_CHECKING:
-    from django.db.models.expressions import Combinable, CombinedExpression
+_R = TypeVar("_R")
 
 DEFAULT_MU = 25.0
 DEFAULT_SIGMA = 25.0 / 3
@@ -93,7 +93,7 @@ def rate(
 
 @lru_cache(maxsize=64)
 def _draw_margin(params: RatingParams) -> float:
-    return trueskill.calc_draw_margin(params.draw_probability, 2, environment(params))
+    return float(trueskill.calc_draw_margin(params.draw_probability, 2, environment(params)))
 
 
 def _mean(pi: float, tau: float) -> float:
@@ -271,10 +271,18 @@ def new_version_sigma(sigma: float, floor: float) -> float:
 CONSERVATIVE_SIGMAS = 3
 
 
+class Column(Protocol[_R]):
+    """A number, or a query expression such as Django's ``F("mu")``: multiplied by an int and
+    subtracted from, each giving an ``_R`` (a float, or a combined expression)."""
+
+    def __rmul__(self, other: int, /) -> _R: ...
+    def __sub__(self, other: _R, /) -> _R: ...
+
+
 @overload
 def conservative(mu: float, sigma: float) -> float: ...
 @overload
-def conservative(mu: Combinable, sigma: Combinable) -> CombinedExpression: ...
+def conservative(mu: Column[_R], sigma: Column[_R]) -> _R: ...
 def conservative(mu: Any, sigma: Any) -> Any:
     """The leaderboard's rating: mu - 3 sigma, a lower bound the bot very likely exceeds.
 
@@ -287,25 +295,13 @@ def conservative(mu: Any, sigma: Any) -> Any:
 @overload
 def margin(sigma: float) -> float: ...
 @overload
-def margin(sigma: Combinable) -> CombinedExpression: ...
+def margin(sigma: Column[_R]) -> _R: ...
 def margin(sigma: Any) -> Any:
     """Half the width of the range the bot's true skill very likely lies in: 3 sigma."""
     return CONSERVATIVE_SIGMAS * sigma
 
 
-def provisional_matches() -> int:
-    """How many rated units (a match, or a whole duplicate group) settle a rating."""
-    from django.conf import settings
-
-    return int(settings.RATING_PROVISIONAL_MATCHES)
-
-
-def is_provisional(matches: int) -> bool:
-    """A rating is provisional until the bot has ``provisional_matches()`` rated units."""
-    return matches < provisional_matches()
-
-
 def quality(params: RatingParams, players: Sequence[tuple[float, float]]) -> float:
     """TrueSkill match quality (draw probability) of a table: higher is more even."""
     env = environment(params)
-    return env.quality([(env.create_rating(mu, sigma),) for mu, sigma in players])
+    return float(env.quality([(env.create_rating(mu, sigma),) for mu, sigma in players]))

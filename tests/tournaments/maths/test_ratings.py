@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.support.trueskill_package import package_env
-from tournaments.rating_math import RatingParams, conservative, quality, rate
+from tournaments.maths.ratings import RatingParams, conservative, quality, rate
 
 tables = st.integers(min_value=2, max_value=8).flatmap(
     lambda n: st.tuples(

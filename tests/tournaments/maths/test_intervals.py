@@ -10,7 +10,7 @@ import choix
 import numpy as np
 import pytest
 
-from tournaments.rank_intervals import (
+from tournaments.maths.intervals import (
     Finish,
     bootstrap,
     interval_text,

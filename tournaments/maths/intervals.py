@@ -123,7 +123,8 @@ def strengths(finishes: Iterable[Finish], *, alpha: float = REGULARISATION) -> d
 
 def ranks_of(values: NDArray[np.float64]) -> NDArray[np.int64]:
     """Competition ranks of strengths, strongest 1 (equal strengths share a rank)."""
-    return 1 + (values[None, :] > values[:, None]).sum(axis=1)
+    ranks: NDArray[np.int64] = 1 + (values[None, :] > values[:, None]).sum(axis=1)
+    return ranks
 
 
 def draw(units: int, resamples: int, rng: np.random.Generator) -> NDArray[np.int64]:
