@@ -303,7 +303,7 @@ LEADERBOARD_CACHE_SECONDS = env_int("LEADERBOARD_CACHE_SECONDS", 60, minimum=0, 
 # recording or rating one of its matches replaces them at once. 0: off.
 BOT_ANALYTICS_CACHE_SECONDS = env_int("BOT_ANALYTICS_CACHE_SECONDS", 300, minimum=0, maximum=86400)
 # A cached leaderboard page younger than this is still served after a rating write, so a busy
-# ladder rebuilds each page at most once per this many seconds (tournaments/api/views_ratings.py).
+# ladder rebuilds each page at most once per this many seconds (tournaments/api/page_cache.py).
 LEADERBOARD_STALE_SECONDS = env_int("LEADERBOARD_STALE_SECONDS", 2, minimum=0, maximum=60)
 RATING_VERSION_SIGMA = env_float("RATING_VERSION_SIGMA", 4.0, minimum=0.1, maximum=50.0)
 # A recompute whose worker has not beaten for this long is queued again, up to this many tries.

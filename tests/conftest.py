@@ -49,7 +49,7 @@ def leaderboard_pages_replaced_at_once(settings) -> None:
     from django.core.cache import caches
     from django.core.cache.backends.locmem import LocMemCache
 
-    from tournaments.api.views_ratings import RECENT_PAGES
+    from tournaments.api.page_cache import RECENT_PAGES
 
     settings.LEADERBOARD_STALE_SECONDS = 0
     RECENT_PAGES.forget()
