@@ -13,7 +13,8 @@ from django.utils import timezone
 
 from tests.tournaments.workers import kill_worker
 from tournaments.models import RatingRecompute, RecomputeStatus
-from tournaments.services.ratings import RATING_LOCK_KEY, ratings_apply_pending
+from tournaments.services.rating_writer import RATING_LOCK_KEY
+from tournaments.services.ratings import ratings_apply_pending
 from tournaments.services.recompute import recomputes_sweep_stale
 
 from .services.rating_world import World, rating_snapshot

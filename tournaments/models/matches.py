@@ -166,7 +166,7 @@ class MatchSeat(models.Model):
     faults = models.PositiveIntegerField(default=0)
     disqualified = models.BooleanField(default=False)
     # The bot answered no request of the match but refused each one's signature (401 or 403):
-    # it is left out of the match's rating (tournaments/services/ratings.py), unless it had
+    # it is left out of the match's rating (tournaments/selectors/rated_matches.py), unless it had
     # refused another match within REFUSAL_GRACE_DAYS (``refusal_counted``): then it ranks last.
     refused_every_request = models.BooleanField(default=False)
     refusal_counted = models.BooleanField(default=False)

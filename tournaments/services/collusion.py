@@ -27,7 +27,7 @@ from django.utils import timezone
 from tournaments.collusion import PairEvidence, detect
 from tournaments.maths.intervals import Finish
 from tournaments.models import CollusionFlag, CollusionScan
-from tournaments.services.ratings import counted_matches, latest_finishes
+from tournaments.selectors.rated_matches import counted_matches, latest_finishes
 
 COLLUSION_LOCK_KEY = 7_042_020  # with the variant's id: one writer of a variant's scan at a time
 

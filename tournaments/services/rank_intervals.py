@@ -27,7 +27,7 @@ from django.utils import timezone
 
 from tournaments.maths.intervals import Finish, RankIntervals, bootstrap
 from tournaments.models import RankFit, RankInterval
-from tournaments.services.ratings import counted_matches, latest_finishes
+from tournaments.selectors.rated_matches import counted_matches, latest_finishes
 
 RANK_FIT_LOCK_KEY = 7_042_019  # with the variant's id: one writer of a variant's fit at a time
 

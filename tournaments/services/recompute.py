@@ -34,25 +34,25 @@ from tournaments.models import (
     RecomputeStatus,
     Variant,
 )
-from tournaments.services.ratings import (
-    CHUNK,
+from tournaments.selectors.rated_matches import SeatRow, counted_matches, seats_by_match
+from tournaments.services.rating_core import (
     HistoryRow,
     RatingState,
-    SeatRow,
     Unit,
-    counted_matches,
     effective_at,
     ended_at,
+    rate_unit,
+    rate_version,
+    sequence_of,
+)
+from tournaments.services.rating_writer import (
     forget_histories,
     forget_leaderboards,
     lock_ratings,
-    rate_unit,
-    rate_version,
     save_history,
     save_state,
-    seats_by_match,
-    sequence_of,
 )
+from tournaments.services.rows import CHUNK
 from tournaments.services.shares import shares_reweigh_all
 
 RECOMPUTE_REQUEST_LOCK_KEY = 7_042_018

@@ -1,5 +1,5 @@
-"""Writing many rows back at once: the rating writer's (tournaments/services/ratings.py) and a
-ladder's shares' (tournaments/services/shares.py)."""
+"""Writing many rows back at once: the rating writer's (tournaments/services/rating_writer.py and
+ratings.py) and a ladder's shares' (tournaments/services/shares.py)."""
 
 from __future__ import annotations
 

@@ -10,8 +10,9 @@ from tests.support.trueskill_package import package_env
 from tests.tournaments.services.rating_world import assert_live_equals_recompute
 from tournaments.maths.ratings import ROUND_TABLES, RatingParams
 from tournaments.models import Ladder, Match, MatchSeat, MatchStatus, Rating, RatingHistory
+from tournaments.selectors.rated_matches import latest_finishes
 from tournaments.services.ladders import ladders_top_up
-from tournaments.services.ratings import latest_finishes, ratings_apply_pending
+from tournaments.services.ratings import ratings_apply_pending
 
 pytestmark = pytest.mark.django_db
 

@@ -262,7 +262,7 @@ def test_a_second_match_refused_within_the_grace_ranks_the_bot_last(
 
     from django.utils import timezone
 
-    from tournaments.services.ratings import match_standing, seats_by_match
+    from tournaments.selectors.rated_matches import match_standing, seats_by_match
 
     settings.REFUSAL_GRACE_DAYS = 30
     ladder, make = ladder_of_four
