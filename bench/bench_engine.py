@@ -38,7 +38,7 @@ from typing import Any, NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine import Game, preset
+from engine import Game, core, preset
 
 DEAL_VARIANT = preset(
     "oh-hell", max_cards=10, order="constant", deals=1, max_players=5, first_dealer="random"
@@ -107,6 +107,44 @@ def engine_deal(rng: random.Random) -> Callable[[int], object]:
         while game.phase != "over":
             actions = game.legal_actions()
             game.apply(actions[int(pick() * len(actions))])
+        return game
+
+    return run
+
+
+def core_deal(rng: random.Random) -> Callable[[int], object]:
+    """One random deal of the compiled core per call, driven from Python as ``engine_deal``."""
+    pick = rng.random
+
+    def run(seed: int) -> object:
+        game = core.new_game(DEAL_VARIANT, PLAYERS, seed, compiled=True)
+        while game.phase != 2:
+            if game.phase == 0:
+                bids = game.legal_bids()
+                game.bid(_nth_bit(bids, int(pick() * bids.bit_count())))
+            else:
+                cards = game.legal_mask()
+                game.play(_nth_bit(cards, int(pick() * cards.bit_count())))
+        return game
+
+    return run
+
+
+def _nth_bit(mask: int, n: int) -> int:
+    """Index of the n-th lowest set bit of ``mask``."""
+    for _ in range(n):
+        mask &= mask - 1
+    return (mask & -mask).bit_length() - 1
+
+
+def core_playout(rng: random.Random) -> Callable[[int], object]:
+    """One random deal of the compiled core per call, its actions chosen inside the core
+    (``playout``, the way a search's rollouts use it)."""
+    salt = rng.getrandbits(62)
+
+    def run(seed: int) -> object:
+        game = core.new_game(DEAL_VARIANT, PLAYERS, seed, compiled=True)
+        game.playout(seed ^ salt)
         return game
 
     return run
@@ -248,6 +286,12 @@ def main() -> None:
         )
 
     contenders = {"deal": engine_deal(random.Random(1))}
+    compiled = core.compiled_available()
+    if compiled:
+        contenders["core"] = core_deal(random.Random(6))
+        contenders["playout"] = core_playout(random.Random(7))
+    else:
+        print("SKIPPED: the compiled core (engine/_core.pyx is not built here)", file=sys.stderr)
     if pyspiel is not None:
         contenders["legal"] = spiel_deal_legal(pyspiel, random.Random(2))
         contenders["preshuffled"] = spiel_deal_preshuffled(pyspiel, random.Random(3))
@@ -255,6 +299,11 @@ def main() -> None:
     contenders["games"] = engine_game(random.Random(4))
     rates = measure(contenders, args.seconds, args.rounds)
     rows = [("engine, one deal (4 players, 10 cards)", rates["deal"], "deals/s")]
+    if compiled:
+        rows.append(("compiled core, one deal, driven from Python", rates["core"], "deals/s"))
+        rows.append(
+            ("compiled core, one deal, playout inside the core", rates["playout"], "deals/s")
+        )
     rows += [(label, rates[key], "deals/s") for key, label in CONTENDERS.items() if key in rates]
     rows.append(("engine, whole oh-hell game + replay", rates["games"], "games/s"))
     width = max(len(name) for name, _, _ in rows)
@@ -280,6 +329,16 @@ def main() -> None:
             f"  against chance by chance_outcomes():                     "
             f"{paired_ratio(deal, rates['sampled'])}"
         )
+    if compiled:
+        print("compiled core deals / pure engine deals (target: at least 10x):")
+        print(f"  driven from Python:     {paired_ratio(rates['core'], rates['deal'])}")
+        print(f"  playout inside the core: {paired_ratio(rates['playout'], rates['deal'])}")
+        if pyspiel is not None:
+            print("compiled core deals / OpenSpiel pre-shuffled deals (target: at least 5x):")
+            print(f"  driven from Python:     {paired_ratio(rates['core'], rates['preshuffled'])}")
+            print(
+                f"  playout inside the core: {paired_ratio(rates['playout'], rates['preshuffled'])}"
+            )
     games = rates["games"].median
     print(
         f"whole games: {games:,.0f}/s against a target of {GAMES_TARGET:,}/s "

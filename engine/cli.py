@@ -6,6 +6,7 @@ Bad input is an argparse error (exit 2) that names the problem, never a tracebac
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import sys
@@ -13,10 +14,11 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from engine.errors import InvalidReplayError, InvalidVariantError
+from engine.errors import EngineError, InvalidReplayError, InvalidVariantError
 from engine.players import PLAYER_NOTES, PLAYERS, make_player
 from engine.presets import PRESET_NOTES, PRESETS, preset
 from engine.replay import verify_replay
+from engine.selfplay import iter_games, load_player
 from engine.simulate import derive_seed, play_game, simulate
 from engine.variant import OPTIONS, Variant
 
@@ -66,6 +68,18 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--replay", metavar="FILE", help="write the first game's replay here")
     sim.add_argument("--json", action="store_true", help="print the results as JSON")
     sim.add_argument("--progress", action="store_true", help="show progress even if not a tty")
+    own = _add(sub, "selfplay", "play one game per seed and write each result", _cmd_selfplay)
+    own.add_argument("--variant", required=True, metavar="PRESET")
+    _add_set(own)
+    own.add_argument(
+        "--seats",
+        required=True,
+        help="one player per seat, comma-separated: a reference player's name, or "
+        "FILE.py:NAME or MODULE:NAME for a Player class or factory taking a seed",
+    )
+    own.add_argument("--seeds", required=True, metavar="FIRST:END", help="seeds FIRST..END-1")
+    own.add_argument("--out", metavar="FILE", help="write JSON lines here (default: stdout)")
+    own.add_argument("--replays", action="store_true", help="keep each game's replay")
     rep = _add(sub, "replay", "play one game and write its replay", _cmd_replay)
     rep.add_argument("variant", metavar="PRESET")
     _add_match(rep)
@@ -266,6 +280,36 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             f"{_pm(r, 'mean_rank', 2):>15} {_pm(r, 'win_share', 3):>17} "
             f"{r['exact_bid_rate']:>10.1%}"
         )
+    return 0
+
+
+def _seed_range(text: str) -> range:
+    first, sep, end = text.partition(":")
+    try:
+        seeds = range(int(first), int(end))
+    except ValueError:
+        seeds = range(0)
+    if not sep or not seeds or seeds.start < 0:
+        raise CliError(f"--seeds must be FIRST:END with 0 <= FIRST < END, not {text!r}")
+    return seeds
+
+
+def _cmd_selfplay(args: argparse.Namespace) -> int:
+    variant = _variant(args.variant, args.set)
+    seeds = _seed_range(args.seeds)
+    try:
+        seats = [load_player(spec.strip()) for spec in args.seats.split(",")]
+        results = iter_games(variant, seats, seeds, replays=args.replays)
+        first = next(results)
+    except EngineError as exc:
+        raise CliError(str(exc)) from None
+    out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout  # noqa: SIM115
+    try:
+        for result in itertools.chain([first], results):
+            out.write(json.dumps(result.to_dict(), separators=(",", ":")) + "\n")
+    finally:
+        if out is not sys.stdout:
+            out.close()
     return 0
 
 

@@ -22,10 +22,15 @@ _SHUFFLE_STEPS = tuple(
 )
 
 
-def new_rng(seed: int) -> random.Random:
-    """Return the game's private RNG; refuse seeds that are not plain non-negative ints."""
+def check_seed(seed: int) -> None:
+    """Refuse seeds that are not plain ints in 0..MAX_SEED."""
     if type(seed) is not int or not 0 <= seed <= MAX_SEED:
         raise InvalidSeedError(f"seed must be an integer 0..2**63-1, not {seed!r}")
+
+
+def new_rng(seed: int) -> random.Random:
+    """Return the game's private RNG; refuse seeds that are not plain non-negative ints."""
+    check_seed(seed)
     return random.Random(seed)
 
 
