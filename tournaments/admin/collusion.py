@@ -1,0 +1,78 @@
+"""Collusion scans and their flagged pairs in the admin, read only."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.http import HttpRequest
+
+from tournaments.admin.common import ReadOnlyAdmin
+from tournaments.models import CollusionFlag, CollusionScan
+
+
+class CollusionFlagInline(admin.TabularInline):
+    model = CollusionFlag
+    extra = 0
+    can_delete = False
+    fields = readonly_fields = (
+        "beneficiary",
+        "partner",
+        "tables",
+        "beneficiary_with",
+        "beneficiary_without",
+        "partner_with",
+        "partner_without",
+        "lift",
+        "drop",
+        "z",
+        "p_value",
+        "adjusted_p",
+    )
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+@admin.register(CollusionScan)
+class CollusionScanAdmin(ReadOnlyAdmin):
+    """Each variant's latest collusion scan with the pairs it flagged (docs/tournaments.md)."""
+
+    list_display = ["variant", "matches", "pairs_tested", "flagged", "scanned_at"]
+    list_select_related = ["variant"]
+    search_fields = ["variant__name"]
+    fields = readonly_fields = (
+        "variant",
+        "matches",
+        "pairs_tested",
+        "min_tables",
+        "false_discovery_rate",
+        "scanned_at",
+    )
+    inlines = [CollusionFlagInline]
+
+    @admin.display(description="pairs flagged")
+    def flagged(self, scan: CollusionScan) -> int:
+        return scan.flags.count()
+
+
+@admin.register(CollusionFlag)
+class CollusionFlagAdmin(ReadOnlyAdmin):
+    """Every flagged pair of the latest scans, strongest evidence first."""
+
+    list_display = [
+        "beneficiary",
+        "partner",
+        "variant",
+        "tables",
+        "beneficiary_with",
+        "beneficiary_without",
+        "partner_with",
+        "partner_without",
+        "adjusted_p",
+    ]
+    list_filter = ["scan__variant"]
+    list_select_related = ["beneficiary", "partner", "scan__variant"]
+    search_fields = ["beneficiary__name", "partner__name"]
+
+    @admin.display(description="variant")
+    def variant(self, flag: CollusionFlag) -> str:
+        return str(flag.scan.variant)
