@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import copy
+from typing import Any
+
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from tournaments.admin.common import ReadOnlyAdmin, ServiceAdmin, ServiceForm, apply_each
 from tournaments.models import Bot, BotHealthCheck, SharedHost, signed_in
-from tournaments.services.bots import bot_disable, bot_enable, bot_verify_request
+from tournaments.services.bots import (
+    bot_delete,
+    bot_disable,
+    bot_enable,
+    bot_update,
+    bot_verify_request,
+)
+from tournaments.services.hosts import shared_host_add, shared_host_remove, shared_host_update
+from tournaments.services.ladders import bot_set_ladder_opt_in
 
 
 class HealthCheckInline(admin.TabularInline):
@@ -23,8 +35,30 @@ class HealthCheckInline(admin.TabularInline):
         return False
 
 
+class BotForm(ServiceForm):
+    """What staff may change on a bot, each through the service the owner's change goes
+    through: its name, description and endpoint (``bot_update``: the network policy, then
+    verification again) and its ladder opt-in (``bot_set_ladder_opt_in``: the per-owner cap)."""
+
+    class Meta:
+        model = Bot
+        fields = ["name", "description", "endpoint_url", "ladder_opt_in"]
+
+    def save_through(self, data: dict[str, Any]) -> Bot:
+        bot = copy.copy(self.instance)
+        bot = bot_update(bot=bot, data={f: data[f] for f in BOT_UPDATE_FIELDS})
+        return bot_set_ladder_opt_in(bot=bot, enabled=data["ladder_opt_in"])
+
+
+BOT_UPDATE_FIELDS = ("name", "description", "endpoint_url")
+
+
 @admin.register(Bot)
-class BotAdmin(admin.ModelAdmin):
+class BotAdmin(ServiceAdmin):
+    """Owners register their bots (the secret is shown only to them); staff change what
+    ``BotForm`` allows, and the status only through the actions."""
+
+    form = BotForm
     list_display = [
         "name",
         "owner",
@@ -39,20 +73,36 @@ class BotAdmin(admin.ModelAdmin):
     search_fields = ["name", "owner__username", "endpoint_url"]
     list_select_related = ["owner"]
     # The secret is never shown, not even to staff: the owner rotates it if it is lost.
-    exclude = ["secret"]
+    # An owner's consents are theirs to give; the reference players' house bots are made by
+    # tournaments/services/scrimmages.py.
     readonly_fields = [
+        "owner",
+        "status",
+        "disabled_cause",
+        "disabled_reason",
+        "accept_invitations",
+        "accepts_scrimmages",
+        "version",
         "created_at",
         "updated_at",
         "last_verified_at",
+        "security_warnings",
         "consecutive_failures",
         "endpoint_addresses",
         "matches_played",
-        # The reference players' house bots are made by tournaments/services/scrimmages.py.
         "reference_player",
     ]
-    raw_id_fields = ["owner"]
     inlines = [HealthCheckInline]
     actions = ["disable_bots", "enable_bots", "verify_bots"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def delete_model(self, request: HttpRequest, obj: Bot) -> None:
+        bot_delete(bot=obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Bot]) -> None:
+        apply_each(self, request, queryset, lambda bot: bot_delete(bot=bot), "Deleted")
 
     @admin.display(description="matches played")
     def matches_played(self, bot: Bot) -> int:
@@ -82,25 +132,44 @@ class BotAdmin(admin.ModelAdmin):
         )
 
 
+class SharedHostForm(ServiceForm):
+    class Meta:
+        model = SharedHost
+        fields = ["address", "note"]
+
+    def save_through(self, data: dict[str, Any]) -> SharedHost:
+        if self.instance.pk is None:
+            return shared_host_add(
+                address=data["address"], note=data["note"], created_by=signed_in(self.request.user)
+            )
+        return shared_host_update(host=copy.copy(self.instance), note=data["note"])
+
+
 @admin.register(SharedHost)
-class SharedHostAdmin(admin.ModelAdmin):
+class SharedHostAdmin(ServiceAdmin):
     """Addresses hosting the bots of many people (a course server): bots there may sit
     together on the ladders when their owners differ (tournaments/selectors/teams.py)."""
 
+    form = SharedHostForm
     list_display = ["address", "note", "created_by", "created_at"]
     list_filter = ["created_at"]
     list_select_related = ["created_by"]
     search_fields = ["address", "note"]
     readonly_fields = ["created_by", "created_at"]
 
-    def save_model(self, request: HttpRequest, obj: SharedHost, form, change: bool) -> None:
-        if not change:
-            obj.created_by = signed_in(request.user)
-        super().save_model(request, obj, form, change)
+    def get_readonly_fields(self, request: HttpRequest, obj: SharedHost | None = None) -> list[str]:
+        # Another address is another listing: add it, and delete this one.
+        return [*self.readonly_fields, *(["address"] if obj is not None else [])]
+
+    def delete_model(self, request: HttpRequest, obj: SharedHost) -> None:
+        shared_host_remove(host=obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[SharedHost]) -> None:
+        apply_each(self, request, queryset, lambda host: shared_host_remove(host=host), "Removed")
 
 
 @admin.register(BotHealthCheck)
-class BotHealthCheckAdmin(admin.ModelAdmin):
+class BotHealthCheckAdmin(ReadOnlyAdmin):
     list_display = ["bot", "at", "ok", "latency_ms", "error_kind", "error_message"]
     list_filter = ["ok", "error_kind", "at"]
     search_fields = ["bot__name"]
