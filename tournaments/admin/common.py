@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
@@ -72,6 +73,9 @@ class ServiceForm(forms.ModelForm):
                 self.instance = self.save_through(data)
         except ApplicationError as exc:
             self.add_error(exc.field if exc.field in self.fields else None, exc.message)
+        except ValidationError as exc:  # a row's own checks (full_clean) inside the service
+            for field, messages in exc.message_dict.items():
+                self.add_error(field if field in self.fields else None, messages)
         return data
 
 

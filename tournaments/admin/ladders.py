@@ -1,44 +1,41 @@
-"""Always-on ladders in the admin: staff switch one on, pause and resume it."""
+"""Always-on ladders in the admin: staff switch one on, change, pause and resume it."""
 
 from __future__ import annotations
 
-from django import forms
+from typing import Any
+
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from engine.errors import InvalidVariantError
-from tournaments.admin.common import apply_each
+from tournaments.admin.common import ServiceAdmin, ServiceForm, apply_each
 from tournaments.models import Ladder
-from tournaments.services.ladders import ladder_pause, ladder_resume
+from tournaments.services.ladders import (
+    LADDER_EDITABLE,
+    ladder_create,
+    ladder_pause,
+    ladder_resume,
+    ladder_update,
+)
 
 
-class LadderForm(forms.ModelForm):
+class LadderForm(ServiceForm):
+    """Switch a ladder on with ``ladder_create``, or change one with ``ladder_update``."""
+
     class Meta:
         model = Ladder
-        fields = [
-            "variant",
-            "table_size",
-            "time_limit_ms",
-            "time_bank_ms",
-            "duplicate",
-            "round_tables",
-        ]
+        fields = ["variant", *LADDER_EDITABLE]
 
-    def clean(self) -> dict:
-        data = super().clean() or {}
-        variant, table_size = data.get("variant"), data.get("table_size")
-        if variant is not None and table_size is not None:
-            try:
-                variant.to_engine().check_players(table_size)
-            except InvalidVariantError as exc:
-                self.add_error("table_size", exc.reason)
-        return data
+    def save_through(self, data: dict[str, Any]) -> Ladder:
+        if self.instance.pk is None:
+            return ladder_create(**data)
+        return ladder_update(ladder=self.instance, data=data)
 
 
 @admin.register(Ladder)
-class LadderAdmin(admin.ModelAdmin):
-    """Staff switch a variant's ladder on by adding it, and pause or resume it."""
+class LadderAdmin(ServiceAdmin):
+    """Staff switch a variant's ladder on by adding it, change how it makes its next tables,
+    and pause or resume it."""
 
     form = LadderForm
     list_display = [
@@ -55,6 +52,13 @@ class LadderAdmin(admin.ModelAdmin):
     list_select_related = ["variant"]
     readonly_fields = ["status", "created_at", "updated_at"]
     actions = ["pause_ladders", "resume_ladders"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Ladder | None = None) -> list[str]:
+        # A variant has one ladder for good: its matches and shares belong to it.
+        return [*self.readonly_fields, *(["variant"] if obj is not None else [])]
+
+    def has_delete_permission(self, request: HttpRequest, obj: Ladder | None = None) -> bool:
+        return False  # its matches keep it; pause it instead
 
     def _control(self, request: HttpRequest, rows: QuerySet, service, verb: str) -> None:
         apply_each(self, request, rows, lambda ladder: service(ladder=ladder), verb)

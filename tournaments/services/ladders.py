@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import random
 import secrets
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -145,6 +146,35 @@ def ladder_create(
     ladder.save()
     ladders_top_up_soon()
     return ladder
+
+
+# What staff may change on a ladder; its variant is the ladder's identity.
+LADDER_EDITABLE = ("table_size", "time_limit_ms", "time_bank_ms", "duplicate", "round_tables")
+# Changes that make a new table unlike the current round's.
+NEW_ROUND_ON = {"table_size", "duplicate", "round_tables"}
+
+
+@transaction.atomic
+def ladder_update(*, ladder: Ladder, data: dict[str, Any]) -> Ladder:
+    """Change how the ladder makes its next tables; open tables play as they were made.
+
+    A change of the table size, of duplicate or of the round size starts a new round, so no
+    round mixes tables made under two definitions.
+    """
+    locked = Ladder.objects.select_for_update().select_related("variant").get(pk=ladder.pk)
+    changed = [f for f in LADDER_EDITABLE if f in data and data[f] != getattr(locked, f)]
+    if not changed:
+        return locked
+    for field in changed:
+        setattr(locked, field, data[field])
+    check_table(locked.variant, locked.table_size)
+    locked.full_clean(exclude=["variant"])
+    if NEW_ROUND_ON & set(changed):
+        locked.current_round = ""
+        changed.append("current_round")
+    locked.save(update_fields=[*changed, "updated_at"])
+    ladders_top_up_soon()
+    return locked
 
 
 def ladder_ensure_default() -> Ladder | None:
