@@ -20,6 +20,7 @@ def _form_data(page: Any) -> dict[str, Any]:
     form = page.context["adminform"].form
     for name, field in form.fields.items():
         value = form.initial.get(name, field.initial)
+        value = value() if callable(value) else value  # a default such as a fresh seed
         data[name] = "" if value is None else value
     for inline in page.context["inline_admin_formsets"]:
         management = inline.formset.management_form

@@ -9,7 +9,13 @@ from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from tournaments.admin.common import ReadOnlyAdmin, ServiceAdmin, ServiceForm, apply_each
+from tournaments.admin.common import (
+    ReadOnlyAdmin,
+    ReadOnlyInline,
+    ServiceAdmin,
+    ServiceForm,
+    apply_each,
+)
 from tournaments.models import Bot, BotHealthCheck, SharedHost, signed_in
 from tournaments.services.bots import (
     bot_delete,
@@ -22,17 +28,12 @@ from tournaments.services.hosts import shared_host_add, shared_host_remove, shar
 from tournaments.services.ladders import bot_set_ladder_opt_in
 
 
-class HealthCheckInline(admin.TabularInline):
+class HealthCheckInline(ReadOnlyInline):
     model = BotHealthCheck
-    extra = 0
-    can_delete = False
     fields = readonly_fields = ("at", "ok", "latency_ms", "error_kind", "error_message")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).order_by("-at")
-
-    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
 
 
 class BotForm(ServiceForm):

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 from django.contrib import admin
-from django.http import HttpRequest
 
-from tournaments.admin.common import ReadOnlyAdmin
+from tournaments.admin.common import ReadOnlyAdmin, ReadOnlyInline
 from tournaments.models import CollusionFlag, CollusionScan
 
 
-class CollusionFlagInline(admin.TabularInline):
+class CollusionFlagInline(ReadOnlyInline):
     model = CollusionFlag
-    extra = 0
-    can_delete = False
     fields = readonly_fields = (
         "beneficiary",
         "partner",
@@ -27,9 +24,6 @@ class CollusionFlagInline(admin.TabularInline):
         "p_value",
         "adjusted_p",
     )
-
-    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
 
 
 @admin.register(CollusionScan)

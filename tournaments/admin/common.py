@@ -29,6 +29,22 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
+class ReadOnlyInline(admin.TabularInline):
+    """Rows shown with the row they belong to, written only by the services."""
+
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
 Row = TypeVar("Row", bound=Model)
 
 
@@ -72,7 +88,8 @@ class ServiceForm(forms.ModelForm):
             with transaction.atomic():
                 self.instance = self.save_through(data)
         except ApplicationError as exc:
-            self.add_error(exc.field if exc.field in self.fields else None, exc.message)
+            field = (exc.field or "").split(".")[0]  # "options.trump" is the options field
+            self.add_error(field if field in self.fields else None, exc.message)
         except ValidationError as exc:  # a row's own checks (full_clean) inside the service
             for field, messages in exc.message_dict.items():
                 self.add_error(field if field in self.fields else None, messages)

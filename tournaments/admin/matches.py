@@ -6,15 +6,13 @@ from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from tournaments.admin.common import ReadOnlyAdmin, apply_each
+from tournaments.admin.common import ReadOnlyAdmin, ReadOnlyInline, apply_each
 from tournaments.models import Match, MatchSeat, Replay, SeatFault, VoidedDeal
 from tournaments.services.matches import match_retry
 
 
-class SeatInline(admin.TabularInline):
+class SeatInline(ReadOnlyInline):
     model = MatchSeat
-    extra = 0
-    can_delete = False
     fields = readonly_fields = (
         "seat",
         "bot",
@@ -30,22 +28,14 @@ class SeatInline(admin.TabularInline):
     def get_queryset(self, request: HttpRequest) -> QuerySet[MatchSeat]:
         return super().get_queryset(request).select_related("bot")
 
-    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
 
-
-class VoidedDealInline(admin.TabularInline):
+class VoidedDealInline(ReadOnlyInline):
     model = VoidedDeal
-    extra = 0
-    can_delete = False
     fields = readonly_fields = ("voided_at", "reason", "seed")
-
-    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
 
 
 @admin.register(Match)
-class MatchAdmin(admin.ModelAdmin):
+class MatchAdmin(ReadOnlyAdmin):
     list_display = [
         "id",
         "tournament",
@@ -67,23 +57,9 @@ class MatchAdmin(admin.ModelAdmin):
     ]
     search_fields = ["=id", "tournament__name", "duplicate_group", "claimed_by", "error"]
     list_select_related = ["tournament", "ladder__variant", "scrimmage", "variant"]
-    # The deal and its rules are committed before play (the seed's commitment is published):
-    # staff retry or cancel a match, they never change what it deals.
-    readonly_fields = [
-        "seed",
-        "variant",
-        "duplicate_group",
-        "time_limit_ms",
-        "time_bank_ms",
-        "created_at",
-        "updated_at",
-        "claimed_at",
-        "heartbeat_at",
-        "started_at",
-        "rated_at",
-        "rating_sequence",
-        "duration",
-    ]
+    # The deal and its rules are committed before play (the seed's commitment is published),
+    # and a match moves only through the services: staff retry a failed one.
+    readonly_fields = ["duration"]
     raw_id_fields = ["tournament", "ladder"]
     inlines = [SeatInline, VoidedDealInline]
     actions = ["retry_failed_matches"]
@@ -100,7 +76,7 @@ class MatchAdmin(admin.ModelAdmin):
 
 
 @admin.register(MatchSeat)
-class MatchSeatAdmin(admin.ModelAdmin):
+class MatchSeatAdmin(ReadOnlyAdmin):
     list_display = [
         "match",
         "seat",
@@ -116,7 +92,6 @@ class MatchSeatAdmin(admin.ModelAdmin):
     search_fields = ["bot__name", "=match__id"]
     list_select_related = ["match", "bot"]
     raw_id_fields = ["match", "bot"]
-    readonly_fields = ["exact_bid_rate"]
 
 
 @admin.register(SeatFault)

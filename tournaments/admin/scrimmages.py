@@ -3,20 +3,14 @@
 from __future__ import annotations
 
 from django.contrib import admin
-from django.http import HttpRequest
 
-from tournaments.admin.common import ReadOnlyAdmin
+from tournaments.admin.common import ReadOnlyAdmin, ReadOnlyInline
 from tournaments.models import Scrimmage, ScrimmageOpponent
 
 
-class ScrimmageOpponentInline(admin.TabularInline):
+class ScrimmageOpponentInline(ReadOnlyInline):
     model = ScrimmageOpponent
-    extra = 0
-    can_delete = False
     fields = readonly_fields = ("position", "bot")
-
-    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
 
 
 @admin.register(Scrimmage)

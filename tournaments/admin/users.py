@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from tournaments.admin.common import ReadOnlyAdmin
+from tournaments.admin.common import ReadOnlyAdmin, apply_each
 from tournaments.models import ConfirmedEmail
+from tournaments.services.users import user_withdraw_email_confirmation
 
 
 @admin.register(ConfirmedEmail)
@@ -23,3 +25,15 @@ class ConfirmedEmailAdmin(ReadOnlyAdmin):
         self, request: HttpRequest, obj: ConfirmedEmail | None = None
     ) -> bool:
         return bool(request.user.is_staff)
+
+    def delete_model(self, request: HttpRequest, obj: ConfirmedEmail) -> None:
+        user_withdraw_email_confirmation(confirmed=obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[ConfirmedEmail]) -> None:
+        apply_each(
+            self,
+            request,
+            queryset,
+            lambda confirmed: user_withdraw_email_confirmation(confirmed=confirmed),
+            "Withdrew",
+        )

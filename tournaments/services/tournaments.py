@@ -144,6 +144,15 @@ def tournament_create(
     return tournament
 
 
+def tournament_update(*, tournament: Tournament, name: str, description: str) -> Tournament:
+    """Rename a tournament or change its description. What it plays is fixed when it is
+    created, with its entries' consent checked then: cancel it and create another instead."""
+    tournament.name, tournament.description = name, description
+    tournament.full_clean(exclude=["organiser", "variant"])
+    tournament.save(update_fields=["name", "description", "updated_at"])
+    return tournament
+
+
 def _fixtures(tournament: Tournament, bot_ids: list[int]) -> list[formats.Fixture]:
     """All fixtures of formats that are known up front; the first round of the others."""
     size, rounds, seed = tournament.table_size, tournament.rounds, tournament.seed

@@ -246,6 +246,12 @@ def user_mark_email_confirmed(*, user: User) -> None:
         _confirm(user)
 
 
+def user_withdraw_email_confirmation(*, confirmed: ConfirmedEmail) -> None:
+    """Withdraw an address's confirmation (staff): the account's bots wait off the ladders until
+    it follows a new mailed link."""
+    confirmed.delete()
+
+
 def user_token(*, user: User) -> str:
     """Return the API token of a user just authenticated, creating it on first use.
 

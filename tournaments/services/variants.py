@@ -11,7 +11,7 @@ from django.db import IntegrityError, transaction
 from engine import PRESET_NOTES, PRESETS, InvalidVariantError, preset
 from engine import Variant as EngineVariant
 from tournaments.errors import ApplicationError, ConflictError, PermissionDeniedError
-from tournaments.maths.ratings import PRESET_RATING_PARAMS
+from tournaments.maths.ratings import PRESET_RATING_PARAMS, RatingParams
 from tournaments.models import Variant, is_organiser
 from tournaments.models.variants import VARIANT_NAME_VALIDATOR
 
@@ -62,6 +62,21 @@ def variant_create(
             variant.save()
     except IntegrityError:
         raise ConflictError(f"A variant named {name!r} already exists.", field="name") from None
+    return variant
+
+
+def variant_update(*, variant: Variant, description: str, rating_params: dict[str, Any]) -> Variant:
+    """Change a variant's description or its TrueSkill parameters (staff); its rules are fixed,
+    since its matches were played by them. New parameters count from the next rating written;
+    a recompute applies them to every past match too."""
+    try:
+        RatingParams.from_dict(rating_params)
+    except (TypeError, ValueError) as exc:
+        raise ApplicationError(
+            f"Invalid rating parameters: {exc}.", field="rating_params"
+        ) from None
+    variant.description, variant.rating_params = description, rating_params
+    variant.save(update_fields=["description", "rating_params"])
     return variant
 
 
