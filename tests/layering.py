@@ -67,3 +67,15 @@ def task_sends(path: Path) -> list[int]:
         and isinstance(node.func, ast.Attribute)
         and node.func.attr in {"delay", "apply_async", "send_task"}
     ]
+
+
+def write_calls(path: Path, methods: set[str]) -> list[int]:
+    """Lines of ``path`` that call a method named in ``methods`` on anything (``row.save()``,
+    ``Model.objects.create(...)``, ``super().save_model(...)``)."""
+    return [
+        node.lineno
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path)))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in methods
+    ]

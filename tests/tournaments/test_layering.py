@@ -1,13 +1,22 @@
 """The tournaments app's own layers: services never import tasks, selectors never import
-services, every task is sent from tournaments/dispatch.py, and the maths stand alone."""
+services, every task is sent from tournaments/dispatch.py, the maths stand alone, and the admin
+writes only through the services."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from django.apps import apps
+from django.contrib import admin
+from django.contrib.auth.models import User
+from django.db.models import Model
+from django.http import HttpRequest
+from django.test import RequestFactory
 
-from tests.layering import forbidden_imports, task_sends
+from tests.layering import forbidden_imports, task_sends, write_calls
+from tournaments.admin.common import ServiceAdmin, ServiceForm
+from tournaments.models import SharedHost
 
 APP = Path(__file__).resolve().parents[2] / "tournaments"
 SERVICES = sorted((APP / "services").glob("*.py"))
@@ -18,6 +27,23 @@ MATHS = sorted((APP / "maths").glob("*.py"))
 TASK_MODULES = {"tournaments.tasks", "config.celery_app", "celery"}
 # What the maths may not lean on: Django, the app around them, its settings and workers.
 ABOVE_THE_MATHS = {"django", "rest_framework", "celery", "config", "tournaments"}
+ADMIN = sorted((APP / "admin").glob("*.py"))
+# The calls that write rows, and the admin's own default writes a module could call up to.
+WRITES = {
+    "save",
+    "delete",
+    "create",
+    "update",
+    "bulk_create",
+    "bulk_update",
+    "get_or_create",
+    "update_or_create",
+    "save_model",
+    "delete_model",
+    "delete_queryset",
+    "save_related",
+    "save_formset",
+}
 
 
 def _ids(path: Path) -> str:
@@ -107,3 +133,67 @@ def test_the_check_finds_a_task_sent_by_hand(tmp_path: Path) -> None:
     module = tmp_path / "module.py"
     module.write_text("def f(task):\n    task.delay(1)\n    task.apply_async((1,))\n")
     assert task_sends(module) == [2, 3]
+
+
+@pytest.mark.parametrize("path", ADMIN, ids=_ids)
+def test_the_admin_saves_no_row_itself(path: Path) -> None:
+    assert write_calls(path, WRITES) == []
+
+
+def _staff_request() -> HttpRequest:
+    request = RequestFactory().get("/admin/")
+    request.user = User(username="checker", is_staff=True, is_superuser=True, is_active=True)
+    return request
+
+
+def _writes_around_the_services(model_admin: admin.ModelAdmin, request: HttpRequest) -> list[str]:
+    """What ``model_admin`` would write with Django's default saves instead of a service."""
+    found = []
+    model = model_admin.model
+    if model_admin.has_add_permission(request) and not _saves_through(model_admin, request, None):
+        found.append("add")
+    if model_admin.has_change_permission(request) and not _saves_through(
+        model_admin, request, model()
+    ):
+        found.append("change")
+    if model_admin.has_delete_permission(request) and (
+        type(model_admin).delete_model is admin.ModelAdmin.delete_model
+        or type(model_admin).delete_queryset is admin.ModelAdmin.delete_queryset
+    ):
+        found.append("delete")
+    for inline_class in model_admin.inlines:
+        inline = inline_class(model, model_admin.admin_site)
+        for permission in ("add", "change", "delete"):
+            if getattr(inline, f"has_{permission}_permission")(request, None):
+                found.append(f"{permission} {inline.model.__name__} inline")
+    return found
+
+
+def _saves_through(model_admin: admin.ModelAdmin, request: HttpRequest, obj: Model | None) -> bool:
+    form = model_admin.get_form(request, obj, change=obj is not None)
+    return isinstance(model_admin, ServiceAdmin) and issubclass(form, ServiceForm)
+
+
+@pytest.mark.parametrize(
+    "model", list(apps.get_app_config("tournaments").get_models()), ids=lambda m: m.__name__
+)
+def test_the_admin_writes_every_row_through_a_service(model: type[Model]) -> None:
+    if admin.site.is_registered(model):
+        model_admin = admin.site.get_model_admin(model)
+        assert _writes_around_the_services(model_admin, _staff_request()) == []
+
+
+def test_the_check_finds_an_admin_saving_with_the_defaults() -> None:
+    plain = admin.ModelAdmin(SharedHost, admin.AdminSite())
+    assert _writes_around_the_services(plain, _staff_request()) == ["add", "change", "delete"]
+
+
+def test_the_check_finds_a_row_saved_by_hand(tmp_path: Path) -> None:
+    module = tmp_path / "module.py"
+    module.write_text(
+        "def save_model(self, request, obj, form, change):\n"
+        "    obj.save()\n"
+        "    super().save_model(request, obj, form, change)\n"
+        "    Bot.objects.filter(pk=1).update(status='active')\n"
+    )
+    assert write_calls(module, WRITES) == [2, 3, 4]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 
-from tournaments.admin.common import ReadOnlyAdmin
+from tournaments.admin.common import ReadOnlyAdmin, ServiceAdmin, ServiceForm
 from tournaments.models import Rating, RatingHistory, RatingRecompute, signed_in
 from tournaments.selectors.ratings import recompute_state
 from tournaments.services.recompute import ratings_request_recompute
@@ -42,9 +44,22 @@ class RatingHistoryAdmin(ReadOnlyAdmin):
     readonly_fields = ["at"]
 
 
+class RecomputeForm(ServiceForm):
+    """A job has nothing to fill in: saving the empty form requests a recompute."""
+
+    class Meta:
+        model = RatingRecompute
+        fields: list[str] = []
+
+    def save_through(self, data: dict[str, Any]) -> RatingRecompute:
+        return ratings_request_recompute(requested_by=signed_in(self.request.user)).job
+
+
 @admin.register(RatingRecompute)
-class RatingRecomputeAdmin(ReadOnlyAdmin):
-    """Recompute jobs; "Add" requests a new one, since a job has nothing to fill in."""
+class RatingRecomputeAdmin(ServiceAdmin):
+    """Recompute jobs; "Add" requests a new one (or shows the one already waiting)."""
+
+    form = RecomputeForm
 
     list_display = ["id", "status", "live_progress", "requested_by", "created_at", "finished_at"]
     list_filter = ["status", "created_at"]
@@ -69,16 +84,23 @@ class RatingRecomputeAdmin(ReadOnlyAdmin):
         state = recompute_state(job=job)
         return f"{state['done']}/{state['total']} ({state['percent']}%)"
 
-    def add_view(
-        self, request: HttpRequest, form_url: str = "", extra_context=None
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def response_add(
+        self, request: HttpRequest, obj: RatingRecompute, post_url_continue: str | None = None
     ) -> HttpResponse:
-        """Show the empty job form; saving it queues a recompute through the service."""
-        if request.method == "POST":
-            return self._request(request)
-        return super().add_view(request, form_url, extra_context)
+        return self._show(request, obj)
 
     def _request(self, request: HttpRequest) -> HttpResponse:
-        job = ratings_request_recompute(requested_by=signed_in(request.user)).job
+        return self._show(
+            request, ratings_request_recompute(requested_by=signed_in(request.user)).job
+        )
+
+    def _show(self, request: HttpRequest, job: RatingRecompute) -> HttpResponse:
         self.message_user(request, f"Recompute {job.pk} is {job.status}.")
         url = reverse("admin:tournaments_ratingrecompute_change", args=[job.pk])
         return HttpResponseRedirect(url)
