@@ -161,6 +161,8 @@ def _writes_around_the_services(model_admin: admin.ModelAdmin, request: HttpRequ
         or type(model_admin).delete_queryset is admin.ModelAdmin.delete_queryset
     ):
         found.append("delete")
+    if model_admin.list_editable:  # the list page would save these with the defaults
+        found.append("list_editable")
     for inline_class in model_admin.inlines:
         inline = inline_class(model, model_admin.admin_site)
         for permission in ("add", "change", "delete"):
@@ -184,8 +186,12 @@ def test_the_admin_writes_every_row_through_a_service(model: type[Model]) -> Non
 
 
 def test_the_check_finds_an_admin_saving_with_the_defaults() -> None:
-    plain = admin.ModelAdmin(SharedHost, admin.AdminSite())
-    assert _writes_around_the_services(plain, _staff_request()) == ["add", "change", "delete"]
+    class Plain(admin.ModelAdmin):
+        list_display = ["address", "note"]
+        list_editable = ["note"]
+
+    found = _writes_around_the_services(Plain(SharedHost, admin.AdminSite()), _staff_request())
+    assert found == ["add", "change", "delete", "list_editable"]
 
 
 def test_the_check_finds_a_row_saved_by_hand(tmp_path: Path) -> None:

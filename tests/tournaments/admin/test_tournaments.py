@@ -97,3 +97,23 @@ def test_a_tournament_is_cancelled_not_deleted_in_the_admin(admin_client, draft)
 
 def test_entries_are_not_added_around_the_tournament_in_the_admin(admin_client, draft):
     assert admin_client.get(admin_url(TournamentEntry, "add")).status_code == 403
+
+
+def test_a_page_that_comes_back_with_errors_keeps_nothing_the_service_wrote(
+    admin_client, oh_hell, entrants
+):
+    form = add_form_data(
+        admin_client,
+        Tournament,
+        name="spring cup",
+        variant=oh_hell.pk,
+        format="round_robin",
+        table_size=3,
+        bots=", ".join(str(b.pk) for b in entrants),
+    )
+    # Without the inline's management form the entries formset is invalid, after the
+    # tournament's own form has passed (and its service has run).
+    form = {name: value for name, value in form.items() if "FORMS" not in name}
+    response = admin_client.post(admin_url(Tournament, "add"), form)
+    assert response.status_code == 200
+    assert not Tournament.objects.exists() and not TournamentEntry.objects.exists()
