@@ -147,7 +147,7 @@ def test_a_bot_opted_in_by_another_path_gets_its_share_within_a_step_of_the_wind
     ladder_bots(4)
     ladders_top_up()
     (other,) = ladder_bots(1, ladder_opt_in=False)
-    Bot.objects.filter(pk=other.pk).update(ladder_opt_in=True)  # as the admin or a script would
+    Bot.objects.filter(pk=other.pk).update(ladder_opt_in=True)  # as a script in the shell would
     ladders_top_up()
     assert not LadderShare.objects.filter(ladder=ladder, bot=other).exists()  # within the step
     move_window_a_step(ladder)
