@@ -70,7 +70,7 @@ def main() -> None:
     from django.test import Client
     from django.utils.html import json_script
 
-    from tests.tournaments.dashboard.world import make_bots, play_and_record, queue_match
+    from tests.support.world import make_bots, play_and_record, queue_match
     from tournaments.api.csv_export import CSVRenderer
     from tournaments.api.serializers.matches import MatchOutput
     from tournaments.models import Match, MatchSeat, Replay, Tournament, Variant

@@ -1,7 +1,7 @@
 """Whether the site answers while slow clients and heavy downloaders are at it.
 
 gunicorn (sync workers, --workers 2, as docker/compose.yaml runs it) with and without the
-shipped nginx (docker/nginx.conf, run as tests/reverse_proxy.py runs it: only the upstream
+shipped nginx (docker/nginx.conf, run as tests/support/reverse_proxy.py runs it: only the upstream
 address and the listen port changed) in front, on loopback. In each round, against one of
 the two:
 
@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from bench.support.processes import ROOT
-from tests.reverse_proxy import SlowClients, find_nginx, free_port, nginx, probe
+from tests.support.reverse_proxy import SlowClients, find_nginx, free_port, nginx, probe
 
 DB_NAME = "ohhell_bench_slow_clients"
 ENV = {

@@ -187,7 +187,7 @@ def read(roles: list[Role], calls: Any, redis_port: int) -> Reading:
 def settle_and_compare() -> bool:
     """Pause the ladder, cancel its queued tables, let the last ratings be written, and compare
     every rating and history row with a recompute."""
-    from tests.tournaments.services.rating_world import rating_snapshot
+    from tests.support.rating_world import rating_snapshot
     from tournaments.models import Ladder, Match, MatchStatus
     from tournaments.services.ladders import ladder_pause
     from tournaments.services.recompute import ratings_recompute

@@ -1,4 +1,4 @@
-"""The line pytest writes as each test file starts (tests/progress.py)."""
+"""The line pytest writes as each test file starts (tests/support/progress.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.progress import progress_line
+from tests.support.progress import progress_line
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,7 +24,16 @@ def test_each_file_gets_its_line_before_its_dots_in_quiet_mode(tmp_path: Path) -
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
     (tmp_path / "test_a.py").write_text("def test_1(): pass\ndef test_2(): pass\n")
     (tmp_path / "test_b.py").write_text("import pytest\n@pytest.mark.skip\ndef test_3(): pass\n")
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "tests.progress", "-p", "no:django"]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "tests.support.progress",
+        "-p",
+        "no:django",
+    ]
     done = subprocess.run(
         [*command, "-p", "no:cacheprovider", "-c", str(tmp_path / "pytest.ini"), str(tmp_path)],
         cwd=ROOT,
@@ -43,7 +52,16 @@ def test_each_file_gets_its_line_before_its_dots_in_quiet_mode(tmp_path: Path) -
 def test_verbose_runs_name_every_test_and_get_no_file_lines(tmp_path: Path) -> None:
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
     (tmp_path / "test_a.py").write_text("def test_1(): pass\n")
-    command = [sys.executable, "-m", "pytest", "-v", "-p", "tests.progress", "-p", "no:django"]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-v",
+        "-p",
+        "tests.support.progress",
+        "-p",
+        "no:django",
+    ]
     done = subprocess.run(
         [*command, "-p", "no:cacheprovider", "-c", str(tmp_path / "pytest.ini"), str(tmp_path)],
         cwd=ROOT,

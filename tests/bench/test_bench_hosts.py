@@ -17,7 +17,7 @@ from config.env import parse_database_url
 from engine.presets import preset
 
 
-def test_each_host_gets_a_private_slash_30_apart_from_the_hub():
+def test_each_host_gets_a_private_slash_30_apart_from_the_hub() -> None:
     plan = plan_hosts(3)
     assert plan.hub == ipaddress.IPv4Address("10.200.0.1")
     subnets = [host.subnet for host in plan.hosts]
@@ -36,12 +36,12 @@ def test_each_host_gets_a_private_slash_30_apart_from_the_hub():
 @pytest.mark.parametrize(
     ("count", "network"), [(0, "10.200.0.0/16"), (251, "10.200.0.0/16"), (3, "8.8.0.0/16")]
 )
-def test_a_plan_refuses_public_networks_and_impossible_counts(count, network):
+def test_a_plan_refuses_public_networks_and_impossible_counts(count, network) -> None:
     with pytest.raises(ValueError):
         plan_hosts(count, ipaddress.IPv4Network(network))
 
 
-def test_a_host_is_routed_to_the_hub_and_nowhere_else():
+def test_a_host_is_routed_to_the_hub_and_nowhere_else() -> None:
     plan = plan_hosts(2)
     commands = setup_commands(plan)
     assert commands[0] == ["ip", "addr", "add", "10.200.0.1/32", "dev", "lo"]
@@ -52,7 +52,9 @@ def test_a_host_is_routed_to_the_hub_and_nowhere_else():
     ]
 
 
-def test_hosts_reach_the_database_through_the_hub_with_keepalive_options_the_settings_pass():
+def test_hosts_reach_the_database_through_the_hub_with_keepalive_options_the_settings_pass() -> (
+    None
+):
     url = hub_database_url("postgres://postgres@127.0.0.1:5432/ohhell?sslmode=disable",
                                  "10.200.0.1", 15432)  # fmt: skip
     parsed = parse_database_url("DATABASE_URL", url)
@@ -68,23 +70,23 @@ def test_hosts_reach_the_database_through_the_hub_with_keepalive_options_the_set
     assert parsed.options["keepalives_idle"] == str(KEEPALIVE_IDLE_S)
 
 
-def test_cpu_seconds_read_past_a_command_name_with_spaces_and_parentheses():
+def test_cpu_seconds_read_past_a_command_name_with_spaces_and_parentheses() -> None:
     fields = ["S", *["0"] * 10, "250", "150", *["0"] * 30]
     line = "4242 (celery (host 1)) " + " ".join(fields)
     assert cpu_seconds(line, 100) == pytest.approx(4.0)
 
 
-def test_the_host_counts_take_turns_going_first():
+def test_the_host_counts_take_turns_going_first() -> None:
     orders = [rotation([1, 2, 3], r) for r in range(3)]
     assert orders == [[1, 2, 3], [2, 3, 1], [3, 1, 2]]
 
 
-def test_bot_calls_are_a_hello_each_then_every_bid_and_card():
+def test_bot_calls_are_a_hello_each_then_every_bid_and_card() -> None:
     assert bot_calls(preset("oh-hell", max_cards=3, order="down"), 4) == 4 + 12 + 24
     assert bot_calls(preset("oh-hell"), 4) == 4 + 19 * 4 + 109 * 4
 
 
-def test_sizing_scales_measured_matches_call_for_call():
+def test_sizing_scales_measured_matches_call_for_call() -> None:
     measured = PerMatch(
         calls=40, seconds=2.5, cpu_s=0.08, transactions=11, rows=22, redis_commands=50,
         replay_bytes=2000,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.layering import forbidden_imports, task_sends
+from tests.support.layering import forbidden_imports, task_sends
 
 APP = Path(__file__).resolve().parents[2] / "tournaments"
 SERVICES = sorted((APP / "services").glob("*.py"))

@@ -1,4 +1,4 @@
-"""Name each test file as it starts (pyproject.toml's addopts: ``-p tests.progress``).
+"""Name each test file as it starts (pyproject.toml's addopts: ``-p tests.support.progress``).
 
 With ``-q`` pytest prints only a dot per test, so a long file (the browser tests take minutes)
 leaves a log silent with no word of what runs. This writes one line as each file starts, with

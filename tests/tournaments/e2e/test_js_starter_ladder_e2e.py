@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.users import client_for, make_confirmed_user
-from tests.tournaments.workers import needs_postgres_and_redis, wait_for
+from tests.support.workers import needs_postgres_and_redis, wait_for
 from tournaments.models import (
     Bot,
     BotStatus,
@@ -70,7 +70,7 @@ def _rated_ladder_seats(bot: Bot) -> list[MatchSeat]:
 
 def test_the_javascript_starter_bot_plays_rated_ladder_matches_through_real_workers(
     presets, make_bot, example_bots, loopback_allowed, start_worker, js_bot_port
-):
+) -> None:
     port, processes = js_bot_port
     ladder_ensure_default()
     # Every bot here runs on 127.0.0.1; a course server would be listed the same way.

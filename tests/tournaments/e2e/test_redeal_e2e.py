@@ -16,7 +16,7 @@ from engine.game import Game
 from engine.observation import observe
 from engine.replay import verify_replay
 from engine.seeds import seed_matches, seed_sha256
-from tests.tournaments.workers import kill_worker, needs_postgres_and_redis, wait_for
+from tests.support.workers import kill_worker, needs_postgres_and_redis, wait_for
 from tournaments.models import Match, MatchStatus, Replay
 from tournaments.services.matches import match_create
 from tournaments.services.sweeps import match_sweep_stuck
@@ -38,7 +38,7 @@ def _first_hand(recorded: list[dict[str, Any]]) -> list[str] | None:
 
 def test_a_match_played_again_after_its_worker_died_is_dealt_anew(
     playing_bots, short_variant, example_bots, start_worker
-):
+) -> None:
     bots = playing_bots(4)
     for i, bot in enumerate(bots):  # the example server answers after a pause on these paths
         path = "/slow/record/b" if i == 0 else "/slow/b"

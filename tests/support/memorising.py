@@ -8,7 +8,7 @@ which one seat's cards are all in its hand and the turned card is the same: that
 deal replayed, and since the seats keep their clockwise order, the seat ``d`` places after that
 one then holds what the seat ``d`` places after the bot holds now. It predicts every other
 seat's hand from the cards it remembers, filled from the fixed random draw of the spying bot
-(tests/tournaments/spying.py) where it remembers too few, and from that draw alone when it
+(tests/support/spying.py) where it remembers too few, and from that draw alone when it
 recognises no deal.
 """
 
@@ -18,7 +18,7 @@ import threading
 from dataclasses import dataclass, field
 from http.server import ThreadingHTTPServer
 
-from tests.tournaments.spying import Prediction, predict, serve_first_legal
+from tests.support.spying import Prediction, predict, serve_first_legal
 
 # A remembered seat must account for all but this many cards of the bot's hand: the seats
 # that play after the bot in a deal's last trick keep a card it never sees.

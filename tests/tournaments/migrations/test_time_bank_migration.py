@@ -7,7 +7,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from arena.timebank import DEFAULT_TIME_BANK_MS
-from tests.tournaments.migrating import historical, migrate, migrate_to_latest
+from tests.support.migrating import historical, migrate, migrate_to_latest
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -15,7 +15,7 @@ BEFORE = ("tournaments", "0025_rank_intervals")
 AFTER = ("tournaments", "0026_time_bank")
 
 
-def test_what_existed_keeps_no_bank_but_a_ladder_takes_the_default(presets):
+def test_what_existed_keeps_no_bank_but_a_ladder_takes_the_default(presets) -> None:
     migrate(BEFORE)
     try:
         organiser = User.objects.create_user(username="organiser")

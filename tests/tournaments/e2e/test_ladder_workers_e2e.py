@@ -11,9 +11,8 @@ import itertools
 
 import pytest
 
-from tests.support.users import client_for
-from tests.tournaments.conftest import ladder_teams_apart
-from tests.tournaments.workers import needs_postgres_and_redis, wait_for
+from tests.support.users import client_for, ladder_teams_apart
+from tests.support.workers import needs_postgres_and_redis, wait_for
 from tournaments.models import (
     Bot,
     BotHealthCheck,
@@ -42,7 +41,7 @@ def _rated_ladder_seats(bot: Bot) -> int:
 
 def test_a_new_verified_opted_in_bot_gets_rated_ladder_matches_with_no_staff_action(
     presets, playing_bots, owner, example_bots, start_worker
-):
+) -> None:
     ladder = ladder_ensure_default()  # what the migration and seed_presets do
     regulars = playing_bots(3)
     ladder_teams_apart(regulars)  # the newcomer is the owner's
@@ -80,7 +79,7 @@ def test_a_new_verified_opted_in_bot_gets_rated_ladder_matches_with_no_staff_act
     assert all(prev[1] <= nxt[0] for prev, nxt in itertools.pairwise(spans))
 
 
-def test_beat_tops_the_ladder_up_when_no_message_did(presets, playing_bots, start_worker):
+def test_beat_tops_the_ladder_up_when_no_message_did(presets, playing_bots, start_worker) -> None:
     ladder = ladder_ensure_default()
     bots = playing_bots(4)
     ladder_teams_apart(bots)
@@ -97,7 +96,7 @@ def test_beat_tops_the_ladder_up_when_no_message_did(presets, playing_bots, star
 
 def test_a_backlog_of_matches_does_not_delay_a_verification(
     presets, playing_bots, oh_hell, start_worker, example_bots
-):
+) -> None:
     bots = playing_bots(4)
     for bot in bots:  # the example server answers after a pause on these paths
         bot.endpoint_url = bot.endpoint_url.replace("/b", "/slow/b")

@@ -11,9 +11,9 @@ from collections import Counter
 import pytest
 from django.db.models import Count, Q
 
-from tests.tournaments.colluding import BENEFICIARY, ColludingBots
-from tests.tournaments.conftest import ladder_teams_apart
-from tests.tournaments.workers import needs_postgres_and_redis, wait_for
+from tests.support.colluding import BENEFICIARY, ColludingBots
+from tests.support.users import ladder_teams_apart
+from tests.support.workers import needs_postgres_and_redis, wait_for
 from tournaments.models import (
     Bot,
     CollusionFlag,
@@ -44,7 +44,7 @@ def _binomial_tail(successes: int, trials: int, p: float) -> float:
 
 def test_one_owners_bots_sharing_hands_never_meet_and_gain_nothing_on_a_ladder(
     presets, short_variant, make_bot, owner, example_bots, loopback_allowed, start_worker
-):
+) -> None:
     # The only ladder running: the opted-in bots play its short matches, nothing else.
     Ladder.objects.update(status=LadderStatus.PAUSED)
     ladder = Ladder.objects.create(variant=short_variant, table_size=3, time_limit_ms=2000)

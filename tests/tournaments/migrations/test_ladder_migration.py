@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.tournaments.migrating import historical, migrate, migrate_to_latest
+from tests.support.migrating import historical, migrate, migrate_to_latest
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -12,7 +12,7 @@ BEFORE = ("tournaments", "0016_history_page_index")
 AFTER = ("tournaments", "0017_ladder_independent_deals")
 
 
-def test_existing_ladders_stop_replaying_deals(presets):
+def test_existing_ladders_stop_replaying_deals(presets) -> None:
     migrate(BEFORE)
     try:
         old_ladder = historical(BEFORE, "Ladder")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 
-from tests.tournaments.migrating import historical, migrate, migrate_to_latest
+from tests.support.migrating import historical, migrate, migrate_to_latest
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -14,7 +14,7 @@ BEFORE = ("tournaments", "0029_seat_tallies")
 AFTER = ("tournaments", "0030_email_confirmation")
 
 
-def test_only_active_staff_addresses_are_confirmed_the_oldest_account_of_each():
+def test_only_active_staff_addresses_are_confirmed_the_oldest_account_of_each() -> None:
     migrate(BEFORE)
     try:
         admin = User.objects.create_user("admin", email="admin@example.org", is_staff=True)

@@ -15,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from tests.support.users import client_for
-from tests.tournaments.workers import needs_postgres_and_redis, wait_for
+from tests.support.workers import needs_postgres_and_redis, wait_for
 from tournaments.models import BotStatus
 
 pytestmark = [
@@ -66,7 +66,7 @@ def patient_bot() -> Iterator[PatientBot]:
 
 def test_verify_answers_before_the_bot_is_called_and_a_worker_completes_the_check(
     start_worker, make_bot, owner, patient_bot, loopback_allowed
-):
+) -> None:
     bot = make_bot(owner, endpoint_url=patient_bot.url)
     start_worker("verifier", concurrency=1)
     client = client_for(owner)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from arena.signing import REQUEST_ID_HEADER, ReplayGuard, verify_signature
-from tests.arena.hostile_bots import polite_answer
+from tests.support.hostile_bots import polite_answer
 
 # Far wider than any clock is off: a verifier given it checks the signature but not the clock.
 NO_CLOCK_S = 10**12

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from tests.tournaments.workers import database_url, kill_worker, needs_postgres_and_redis, wait_for
+from tests.support.workers import database_url, kill_worker, needs_postgres_and_redis, wait_for
 from tournaments.models import Match, MatchSeat, MatchStatus, Rating, RatingHistory, Replay
 from tournaments.services.matches import match_create
 from tournaments.services.ratings import ratings_apply_pending
@@ -68,7 +68,7 @@ def _finished(ids: list[int]) -> int:
     return Match.objects.filter(pk__in=ids, status=MatchStatus.FINISHED, rated=True).count()
 
 
-def test_queued_matches_are_run_by_a_worker_recorded_and_rated(table, start_worker):
+def test_queued_matches_are_run_by_a_worker_recorded_and_rated(table, start_worker) -> None:
     variant, bots = table
     start_worker("solo")
     matches = _queue_matches(variant, bots, 3)
@@ -81,7 +81,7 @@ def test_queued_matches_are_run_by_a_worker_recorded_and_rated(table, start_work
 
 def test_a_worker_killed_mid_match_leaves_it_to_be_run_again_and_recorded_once(
     table, start_worker, example_bots
-):
+) -> None:
     variant, bots = table
     slow_bots = bots[:4]
     for bot in slow_bots:  # the example server answers after a pause on these paths
@@ -112,7 +112,7 @@ def test_a_worker_killed_mid_match_leaves_it_to_be_run_again_and_recorded_once(
 
 def test_two_workers_finishing_many_matches_give_the_ratings_of_a_sequential_replay(
     table, start_worker
-):
+) -> None:
     variant, bots = table
     start_worker("left")
     start_worker("right")
@@ -140,7 +140,7 @@ def test_two_workers_finishing_many_matches_give_the_ratings_of_a_sequential_rep
     assert after == live
 
 
-def test_a_rating_writer_killed_inside_its_transaction_leaves_nothing_applied(oh_hell):
+def test_a_rating_writer_killed_inside_its_transaction_leaves_nothing_applied(oh_hell) -> None:
     from tests.support.users import make_user
     from tournaments.models import Bot
 

@@ -16,7 +16,7 @@ from datetime import timedelta
 import pytest
 
 from arena.protocol import MessageType
-from tests.tournaments.workers import needs_postgres_and_redis, wait_for
+from tests.support.workers import needs_postgres_and_redis, wait_for
 from tournaments.models import (
     BotStatus,
     Match,
@@ -96,7 +96,7 @@ def organisers_table(organiser, make_bot, playing_bots, example_bots):
 @pytest.mark.parametrize("kind", [MessageType.PLAY, MessageType.RESULT])
 def test_an_organiser_cannot_void_a_running_match_by_cancelling_its_tournament(
     kind, organiser, organiser_client, short_variant, organisers_table, example_bots, start_worker
-):
+) -> None:
     # The organiser's bot knows the running score mid-game, and the final totals and ranks at
     # the result message, sent before the outcome is written. It holds its answer there while
     # the organiser cancels the tournament: the match must still be played to the end and count.
@@ -149,7 +149,7 @@ def test_an_organiser_cannot_void_a_running_match_by_cancelling_its_tournament(
 
 def test_a_match_finished_by_another_attempt_stops_the_first_and_keeps_the_other_outcome(
     oh_hell, short_variant, slow_and_fast, example_bots, start_worker
-):
+) -> None:
     slow, fast = slow_and_fast
     start_worker("first", concurrency=1, pool="threads")
     match = match_create(

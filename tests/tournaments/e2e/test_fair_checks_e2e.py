@@ -19,7 +19,7 @@ import pytest
 from django.conf import settings
 
 from tests.support.users import client_for
-from tests.tournaments.workers import needs_postgres_and_redis, wait_for
+from tests.support.workers import needs_postgres_and_redis, wait_for
 from tournaments.models import Bot, BotHealthCheck, BotStatus
 
 pytestmark = [
@@ -85,7 +85,7 @@ def bots() -> Iterator[Bots]:
 
 def test_one_owners_flood_of_slow_checks_never_delays_another_owners_verification(
     start_worker, make_bot, owner, other_user, bots, loopback_allowed
-):
+) -> None:
     flood = [make_bot(owner, endpoint_url=f"{bots.base}/flood/{n}") for n in range(FLOOD)]
     other = make_bot(other_user, endpoint_url=f"{bots.base}/other")
     start_worker("checks", concurrency=4, env={"BOT_HELLO_TIMEOUT_MS": str(HELLO_TIMEOUT_MS)})

@@ -1,6 +1,6 @@
 """A task that notes each run of it as a line in a file, for a real worker started with
-``-I tests.tournaments.recording``; run as a module, it publishes many of them:
-``python -m tests.tournaments.recording FILE PREFIX COUNT KIND PAUSE`` sends COUNT tasks to the
+``-I tests.support.recording``; run as a module, it publishes many of them:
+``python -m tests.support.recording FILE PREFIX COUNT KIND PAUSE`` sends COUNT tasks to the
 queue of KIND ("matches", "ladder"; "" for control), PAUSE seconds apart, each sending on one
 more to the same queue when it runs, as tasks that queue more work do."""
 

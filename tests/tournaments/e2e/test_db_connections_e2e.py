@@ -8,7 +8,7 @@ import signal
 import pytest
 from django.db import connection
 
-from tests.tournaments.workers import needs_postgres_and_redis, wait_for
+from tests.support.workers import needs_postgres_and_redis, wait_for
 from tournaments.models import Match, MatchStatus
 from tournaments.services.matches import match_create
 
@@ -46,7 +46,7 @@ def _worker_backends() -> int:
 
 def test_a_worker_opens_a_bounded_number_of_connections_however_many_matches_it_plays(
     playing_bots, short_variant, start_worker
-):
+) -> None:
     bots = playing_bots(4)
     before = _sessions_so_far()
     worker = start_worker(

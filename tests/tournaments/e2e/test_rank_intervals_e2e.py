@@ -6,11 +6,10 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
+from tests.support.rating_world import World
+from tests.support.workers import wait_for
 from tournaments.models import RankFit, RankInterval, RatingRecompute, RecomputeStatus
 from tournaments.services.ratings import ratings_apply_pending
-
-from .services.rating_world import World
-from .workers import wait_for
 
 on_postgres_and_redis = pytest.mark.skipif(
     not settings.REDIS_URL or connection.vendor == "sqlite",
@@ -22,7 +21,7 @@ on_postgres_and_redis = pytest.mark.skipif(
 @pytest.mark.django_db(transaction=True)
 def test_a_recompute_on_a_control_worker_is_followed_by_a_fit_on_a_bulk_worker(
     staff_client, organiser, oh_hell, make_bot, owner, start_worker
-):
+) -> None:
     world = World.create(organiser=organiser, variant=oh_hell)
     bots = [make_bot(owner, status="active") for _ in range(4)]
     for i in range(12):

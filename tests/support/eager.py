@@ -1,4 +1,4 @@
-"""Loaded by pytest before the settings (pyproject.toml's addopts: ``-p tests.eager``).
+"""Loaded by pytest before the settings (pyproject.toml's addopts: ``-p tests.support.eager``).
 
 Without Redis the tests run tasks inside the process that sends them, as ./run test asks
 too; the settings read CELERY_EAGER once, when they load.

@@ -1,6 +1,6 @@
 """Play one match against HTTP bots and print its faults as JSON: run inside a network namespace.
 
-``python -m tests.arena.netns_match <network> <host:port> <url>...`` plays a short match between
+``python -m tests.support.netns_match <network> <host:port> <url>...`` plays a short match between
 the bots at the URLs (their addresses in ``network``, which the policy allows), its network
 check a TCP connect to ``host:port``, and prints each seat's faults and the number of fallbacks
 in the replay, for ``test_outage_netns.py``.

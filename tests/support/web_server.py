@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.processes import answering
-from tests.tournaments.workers import database_url
+from tests.support.processes import answering
+from tests.support.workers import database_url
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @contextmanager

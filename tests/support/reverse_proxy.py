@@ -1,8 +1,8 @@
 """The shipped nginx (docker/nginx.conf) in front of a gunicorn, and clients that send slowly.
 
-``./run test`` runs ``python -m tests.reverse_proxy`` before pytest: it finds Debian's nginx, or
-installs it with apt when running as root, or prints one loud line saying the reverse proxy
-tests will be skipped and how to enable them. ``OHHELL_NGINX=skip`` skips them on purpose.
+``./run test`` runs ``python -m tests.support.reverse_proxy`` before pytest: it finds Debian's
+nginx, or installs it with apt when running as root, or prints one loud line saying the reverse
+proxy tests will be skipped and how to enable them. ``OHHELL_NGINX=skip`` skips them on purpose.
 
 ``nginx`` runs the repository's configuration with only the upstream address and the listen
 port changed, as a subprocess of the test, with its files in a directory of its own.
@@ -25,9 +25,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.processes import answering
+from tests.support.processes import answering
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NGINX_CONF = ROOT / "docker" / "nginx.conf"
 # The two lines of the shipped configuration that name addresses of the compose network.
 UPSTREAM_LINE = "server web:8000;"

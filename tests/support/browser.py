@@ -1,9 +1,9 @@
 """Find or install a Chromium for the dashboard's browser tests.
 
-``./run test`` runs ``python -m tests.browser`` before pytest. It prints the browser's path on
-stdout when one is found or could be installed, and otherwise one loud line on stderr saying why
-the browser tests will be skipped and how to enable them. The tests ask ``find_chromium`` for the
-browser and skip with the same reason when there is none.
+``./run test`` runs ``python -m tests.support.browser`` before pytest. It prints the browser's
+path on stdout when one is found or could be installed, and otherwise one loud line on stderr
+saying why the browser tests will be skipped and how to enable them. The tests ask
+``find_chromium`` for the browser and skip with the same reason when there is none.
 
 The order, decided by ``install_plan`` from what the machine offers:
 1. a Chromium already there (``OHHELL_CHROMIUM``, Debian's ``chromium`` on the PATH, or the one

@@ -28,9 +28,9 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from tests.browser import find_chromium, missing_reason
-from tests.tournaments.conftest import ladder_teams_apart
-from tests.tournaments.workers import wait_for
+from tests.support.browser import find_chromium, missing_reason
+from tests.support.users import ladder_teams_apart
+from tests.support.workers import wait_for
 from tournaments.models import Bot, Match, MatchStatus
 from tournaments.services.ladders import ladder_ensure_default
 
@@ -178,7 +178,7 @@ def shoot(page, name: str) -> None:
 
 def test_a_new_author_walks_from_sign_up_to_a_first_rated_ladder_match(
     live_server, page, starter, rivals, workers, mailbox
-):
+) -> None:
     site = live_server.url
     # 1. Start the bot: no secret yet, so it answers anything.
     starter.start()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 
-from tests.tournaments.migrating import historical, migrate, migrate_to_latest
+from tests.support.migrating import historical, migrate, migrate_to_latest
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -13,7 +13,7 @@ BEFORE = ("tournaments", "0020_competition_deal_salts")
 AFTER = ("tournaments", "0022_rated_tournaments_and_usernames")
 
 
-def test_existing_tournaments_stay_rated_and_lookalike_accounts_are_both_kept(presets):
+def test_existing_tournaments_stay_rated_and_lookalike_accounts_are_both_kept(presets) -> None:
     migrate(BEFORE)
     try:
         alice = User.objects.create_user(username="alice")
