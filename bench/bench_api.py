@@ -9,7 +9,7 @@ rounds against an anchor on the same server, GET /api/health/ (a DRF view with n
 work): each round measures both, in ABBA order, and the table gives medians of the rounds and
 the spread of the endpoint/anchor ratio. Also counts SQL queries per list request.
 
-    .venv/bin/python bench/bench_api.py [--seconds 3] [--rounds 5] [--connections 4] [--bots 10000]
+    .venv/bin/python -m bench.bench_api [--seconds 3] [--rounds 5] [--connections 4] [--bots 10000]
 
 Needs PostgreSQL on 127.0.0.1:5432 (user postgres, trust auth); uses the database ohhell_bench.
 """
@@ -30,7 +30,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from bench.support.processes import ROOT
+
 DB_URL = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/ohhell_bench")
 PORT = 8765
 ENDPOINTS = ["/api/bots/", "/api/variants/"]

@@ -18,7 +18,7 @@ queries per request in-process (Django test client, same database) at two page s
 measures the CPU time a request costs in-process (the test client: no network, no server),
 each endpoint paired with the anchor, every leaderboard page read from the database.
 
-    .venv/bin/python bench/bench_api_ratings.py [--seconds 3] [--rounds 5] [--connections 4]
+    .venv/bin/python -m bench.bench_api_ratings [--seconds 3] [--rounds 5] [--connections 4]
         [--keep] [--bots 10000] [--matches 1000000] [--explain] [--only ratings]
         [--cpu [--requests 200]] [--writes 4 --redis redis://127.0.0.1:6379/0]
 
@@ -52,9 +52,8 @@ DB_URL = os.environ.get(
 # The helpers below read their database from this variable when imported.
 os.environ["BENCH_DATABASE_URL"] = DB_URL
 
-import bench_api  # noqa: E402
-import bench_ratings_speed as speed  # noqa: E402
-
+from bench import bench_api  # noqa: E402
+from bench import bench_ratings_speed as speed  # noqa: E402
 from engine.scoring import shared_ranks  # noqa: E402
 
 DB_NAME = DB_URL.rsplit("/", 1)[1]

@@ -1,6 +1,6 @@
 """Measure the arena side by side with what it is built on, in paired interleaved rounds.
 
-Run: .venv/bin/python bench/bench_arena.py [--rounds 5] [--matches 2] [--quick] [--parts abcde]
+Run: .venv/bin/python -m bench.bench_arena [--rounds 5] [--matches 2] [--quick] [--parts abcde]
 
 Each figure is a ratio of two sides measured in the same run, the sides taking turns round by
 round (which goes first alternates), so a noisy shared machine hits both alike; the report gives
@@ -48,27 +48,25 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
+from unittest import mock
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import aiohttp
+import orjson
 
-import aiohttp  # noqa: E402
-import orjson  # noqa: E402
-
-import arena.match as arena_match  # noqa: E402
-import arena.transport as arena_transport  # noqa: E402
-from arena.limits import Limits  # noqa: E402
-from arena.match import MatchRunner, play_match  # noqa: E402
-from arena.netpolicy import NetworkPolicy  # noqa: E402
-from arena.protocol import MessageType, decision_message  # noqa: E402
-from arena.runtime import WorkerLoop, worker_loop  # noqa: E402
-from arena.seats import HttpSeat  # noqa: E402
-from arena.timebank import DEFAULT_TIME_BANK_MS  # noqa: E402
-from arena.transport import BotClient, CallResult, encode_message  # noqa: E402
-from engine.game import Game, Phase  # noqa: E402
-from engine.presets import preset  # noqa: E402
+from arena.limits import Limits
+from arena.match import MatchRunner, play_match
+from arena.netpolicy import NetworkPolicy
+from arena.protocol import MessageType, decision_message
+from arena.runtime import WorkerLoop, worker_loop
+from arena.seats import HttpSeat
+from arena.signing import sign_headers
+from arena.timebank import DEFAULT_TIME_BANK_MS
+from arena.transport import BotClient, CallResult, encode_message
+from bench.support.processes import ROOT
+from engine.game import Game, Phase
+from engine.observation import observe
+from engine.presets import preset
 
 LOOPBACK = NetworkPolicy(allow_loopback=True)
 SECRET = "bench-secret"
@@ -164,8 +162,7 @@ def _serve_example_bot(ports: multiprocessing.Queue) -> None:
 def _serve_stdlib_without_nodelay(ports: multiprocessing.Queue) -> None:
     from http.server import ThreadingHTTPServer
 
-    sys.path.insert(0, str(ROOT / "examples"))
-    import starter_bot
+    from examples import starter_bot
 
     class Handler(starter_bot.BotHandler):
         disable_nagle_algorithm = False  # the stdlib default
@@ -370,15 +367,18 @@ def _mid_game_observation() -> dict[str, Any]:
             game.bid(game.legal_bids()[0])
         else:
             game.play(game.legal_cards()[0])
-    return arena_match.observe(game, game.acting_seat)
+    return observe(game, game.acting_seat)
 
 
 @contextlib.contextmanager
 def _without(steps: Sequence[str]) -> Iterator[None]:
-    """Replace the arena's named per-decision steps by constants while the block runs."""
-    saved = (arena_match.observe, arena_transport.sign_headers, arena_transport.asyncio)
+    """Replace the arena's named per-decision steps by constants while the block runs.
+
+    They are replaced where the arena looks them up (``arena.match.observe``,
+    ``arena.transport.sign_headers`` and its ``asyncio``), as a test would patch them.
+    """
     fixed = _mid_game_observation()
-    headers = arena_transport.sign_headers(SECRET, b"{}")
+    headers = sign_headers(SECRET, b"{}")
 
     def same_observation(game: Game, seat: int) -> dict[str, Any]:
         return dict(fixed)
@@ -388,16 +388,16 @@ def _without(steps: Sequence[str]) -> Iterator[None]:
     ) -> dict[str, str]:
         return headers
 
-    if "observation" in steps:
-        arena_match.observe = same_observation
-    if "signature" in steps:
-        arena_transport.sign_headers = same_headers
-    if "deadline" in steps:
-        arena_transport.asyncio = _NoDeadline()  # type: ignore[assignment]
-    try:
+    replaced = {
+        "observation": ("arena.match.observe", same_observation),
+        "signature": ("arena.transport.sign_headers", same_headers),
+        "deadline": ("arena.transport.asyncio", _NoDeadline()),
+    }
+    with contextlib.ExitStack() as stack:
+        for step in steps:
+            target, constant = replaced[step]
+            stack.enter_context(mock.patch(target, constant))
         yield
-    finally:
-        arena_match.observe, arena_transport.sign_headers, arena_transport.asyncio = saved
 
 
 # -- (b) concurrency and (d) memory, each in a worker process of its own ---------------------------

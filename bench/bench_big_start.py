@@ -1,7 +1,7 @@
 """The largest round robin starting while a ladder plays and verifications run: their pace with
 and without the start.
 
-Run: nice -n 10 .venv/bin/python bench/bench_big_start.py [--rounds 2] [--window 60]
+Run: nice -n 10 .venv/bin/python -m bench.bench_big_start [--rounds 2] [--window 60]
     [--entrants 200] [--tournament-rounds 1000] [--ladder-bots 8]
 
 Needs PostgreSQL (``DATABASE_URL``, migrated here if need be) and Redis (``REDIS_URL``). The
@@ -45,8 +45,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from bench.support.processes import ROOT
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ["BOT_ALLOW_LOOPBACK"] = "1"
 QUEUE = f"bench-start-{uuid.uuid4().hex[:8]}"

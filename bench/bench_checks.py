@@ -1,6 +1,6 @@
 """One owner's verification while another owner floods the checks: fair backlogs against none.
 
-Run: nice -n 10 .venv/bin/python bench/bench_checks.py [--rounds 3] [--flood 20]
+Run: nice -n 10 .venv/bin/python -m bench.bench_checks [--rounds 3] [--flood 20]
     [--slow-ms 2900] [--concurrency 4]
 
 Needs PostgreSQL (``DATABASE_URL``, migrated here if need be) and Redis (``REDIS_URL``). One
@@ -39,14 +39,13 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from bench.support.processes import ROOT
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ["BOT_ALLOW_LOOPBACK"] = "1"
 
-import django  # noqa: E402
+import django
 
 django.setup()
 

@@ -27,23 +27,18 @@ from __future__ import annotations
 import argparse
 import resource
 import statistics
-import sys
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from engine.game import Game, Phase  # noqa: E402
-from engine.players import HeuristicPlayer  # noqa: E402
-from engine.players.colluding import HelpingPlayer  # noqa: E402
-from engine.presets import preset  # noqa: E402
-from engine.simulate import derive_seed  # noqa: E402
-from tournaments.collusion import PairEvidence, detect  # noqa: E402
-from tournaments.maths.intervals import Finish  # noqa: E402
+from engine.game import Game, Phase
+from engine.players import HeuristicPlayer
+from engine.players.colluding import HelpingPlayer
+from engine.presets import preset
+from engine.simulate import derive_seed
+from tournaments.collusion import PairEvidence, detect
+from tournaments.maths.intervals import Finish
 
 TABLE = 4
 HONEST = (0.0, 0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0)  # noise of each honest bot, strongest first

@@ -27,7 +27,7 @@ Then measures, in paired rounds (the two taking turns going first), nice'd:
 
 ``--explain`` prints EXPLAIN (ANALYZE, BUFFERS) of every query of a top-up of the large ladder.
 
-    nice -n 10 .venv/bin/python bench/bench_control_lane.py [--rounds 5] [--calls 20] [--keep]
+    nice -n 10 .venv/bin/python -m bench.bench_control_lane [--rounds 5] [--calls 20] [--keep]
         [--bots 10000] [--matches 1000000] [--per-day 5000] [--open 250] [--explain]
 
 Needs PostgreSQL on 127.0.0.1:5432 (user postgres, trust auth); uses the database
@@ -52,7 +52,7 @@ DB_URL = os.environ.get(
 # The helper module reads its database from this variable when imported.
 os.environ["BENCH_DATABASE_URL"] = DB_URL
 
-import bench_ratings_speed as speed  # noqa: E402
+from bench import bench_ratings_speed as speed  # noqa: E402
 
 DB_NAME = DB_URL.rsplit("/", 1)[1]
 LARGE, SMALL = "oh-hell", "blackout"

@@ -33,10 +33,7 @@ import sys
 import time
 import tracemalloc
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, NamedTuple
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine import Game, core, preset
 

@@ -12,8 +12,8 @@ Two parts:
 
 CPU time (``time.process_time``), so other work on a shared machine weighs less than on a clock.
 
-    .venv/bin/python bench/bench_fixtures.py anchor [--rounds 3] [--baseline REV]
-    .venv/bin/python bench/bench_fixtures.py largest [--rounds 1]
+    .venv/bin/python -m bench.bench_fixtures anchor [--rounds 3] [--baseline REV]
+    .venv/bin/python -m bench.bench_fixtures largest [--rounds 1]
 """
 
 from __future__ import annotations
@@ -30,10 +30,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import NamedTuple
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from tournaments import formats  # noqa: E402
+from bench.support.processes import ROOT
+from tournaments import formats
 
 BASELINE = "9148b34732ce7618302e84004f8c8a261583b24a"
 FORMAT_FILES = ("__init__.py", "common.py", "round_robin.py", "duplicate.py", "swiss.py")

@@ -1,6 +1,6 @@
 """Compare HTTP clients for calling bots: calls per second over keep-alive on loopback.
 
-Run: .venv/bin/python bench/bench_http_client.py [--seconds 2] [--concurrency 16]
+Run: .venv/bin/python -m bench.bench_http_client [--seconds 2] [--concurrency 16]
 
 A fast keep-alive bot server (raw asyncio, TCP_NODELAY, small JSON answer) runs in a
 separate process so the clients do not share an event loop or the GIL with it. Each client
@@ -16,12 +16,8 @@ import json
 import multiprocessing
 import socket
 import statistics
-import sys
 import time
 from collections.abc import Awaitable, Callable
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 BODY = json.dumps(
     {"protocol": "ohhell/1", "type": "play", "hand": ["TD", "AS", "3H"], "legal": ["TD", "AS"]},

@@ -42,27 +42,24 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-from bench_ratings_quality import order_counts  # noqa: E402
-from django.conf import settings  # noqa: E402
+from django.conf import settings
 
-from tournaments.formats.matchmaking import (  # noqa: E402
+from bench.bench_ratings_quality import order_counts
+from tournaments.formats.matchmaking import (
     Candidate,
     pick_tables,
     slate,
     slate_size,
 )
-from tournaments.maths.ratings import (  # noqa: E402
+from tournaments.maths.ratings import (
     RatingParams,
     conservative,
     rate,
 )
-from tournaments.provisional import is_provisional, provisional_matches  # noqa: E402
+from tournaments.provisional import is_provisional, provisional_matches
 
 TABLE = 4
 PARAMS = RatingParams()

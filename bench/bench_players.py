@@ -4,7 +4,7 @@ Two types share a table two seats each, seats rotating every game so seat positi
 Each game is one sample: averages come with 95% confidence intervals over games, and the
 margin is the per-game difference between the two types (a paired comparison).
 
-    .venv/bin/python bench/bench_players.py --games 1000 --samples 16 --jobs 1
+    .venv/bin/python -m bench.bench_players --games 1000 --samples 16 --jobs 1
 """
 
 from __future__ import annotations
@@ -14,9 +14,6 @@ import math
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.presets import preset
 from engine.simulate import Summary, simulate

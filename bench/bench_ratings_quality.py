@@ -61,29 +61,27 @@ from itertools import combinations, pairwise
 from pathlib import Path
 from typing import NamedTuple, Protocol
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+import numpy as np
+from openskill.models import PlackettLuce
 
-import numpy as np  # noqa: E402
-from openskill.models import PlackettLuce  # noqa: E402
-
-from engine.cards import CARD_NAMES, mask_of  # noqa: E402
-from engine.players import make_player  # noqa: E402
-from engine.players.base import Player  # noqa: E402
-from engine.players.heuristic import estimate_from_obs  # noqa: E402
-from engine.players.policy import choose_bid, choose_card  # noqa: E402
-from engine.players.view import read_view  # noqa: E402
-from engine.presets import PRESETS, preset  # noqa: E402
-from engine.scoring import shared_ranks  # noqa: E402
-from engine.simulate import derive_seed, play_game  # noqa: E402
-from tournaments.formats.common import Fixture  # noqa: E402
-from tournaments.formats.duplicate import (  # noqa: E402
+from bench.support.processes import ROOT
+from engine.cards import CARD_NAMES, mask_of
+from engine.players import make_player
+from engine.players.base import Player
+from engine.players.heuristic import estimate_from_obs
+from engine.players.policy import choose_bid, choose_card
+from engine.players.view import read_view
+from engine.presets import PRESETS, preset
+from engine.scoring import shared_ranks
+from engine.simulate import derive_seed, play_game
+from tournaments.formats.common import Fixture
+from tournaments.formats.duplicate import (
     DuplicateResult,
     duplicate,
     duplicate_differences,
 )
-from tournaments.formats.round_robin import round_robin  # noqa: E402
-from tournaments.maths.intervals import (  # noqa: E402
+from tournaments.formats.round_robin import round_robin
+from tournaments.maths.intervals import (
     BotRank,
     Choice,
     Finish,
@@ -91,7 +89,7 @@ from tournaments.maths.intervals import (  # noqa: E402
     choices,
     fit,
 )
-from tournaments.maths.ratings import RatingParams, conservative, rate  # noqa: E402
+from tournaments.maths.ratings import RatingParams, conservative, rate
 
 # Strongest first: the true order. "coarse" spans the whole range (the search bot uses few
 # samples to stay cheap and still beats the noiseless heuristic clearly); "fine" is a harder

@@ -27,16 +27,12 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+import trueskill
 
-import trueskill  # noqa: E402
-
-from engine.scoring import shared_ranks  # noqa: E402
-from tournaments.maths.ratings import RatingParams, rate  # noqa: E402
+from engine.scoring import shared_ranks
+from tournaments.maths.ratings import RatingParams, rate
 
 DB_URL = os.environ.get(
     "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/ohhell_bench_ratings"

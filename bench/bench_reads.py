@@ -6,7 +6,7 @@ deals in a fresh PostgreSQL database, then, in one process through Django's test
 serializer-based renderer, run in the same process as the anchor), the match page, the replay
 it fetches (plain and gzip) and GET /api/health/.
 
-    .venv/bin/python bench/bench_reads.py [--rounds 5]
+    .venv/bin/python -m bench.bench_reads [--rounds 5]
 
 Needs PostgreSQL on 127.0.0.1:5432 (user postgres, trust auth); uses the database
 ohhell_bench_reads.
@@ -21,9 +21,9 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from bench.support.processes import ROOT
+
 DB_URL = "postgres://postgres@127.0.0.1:5432/ohhell_bench_reads"
 MATCHES = 2000
 DEALS = 1000
@@ -62,7 +62,6 @@ def main() -> None:
         DJANGO_SETTINGS_MODULE="config.settings",
     )
     os.environ.pop("REDIS_URL", None)
-    sys.path.insert(0, str(ROOT))
     prepare_database()
     import django
 
@@ -71,7 +70,7 @@ def main() -> None:
     from django.test import Client
     from django.utils.html import json_script
 
-    from tests.tournaments.dashboard.world import make_bots, play_and_record, queue_match
+    from tests.support.world import make_bots, play_and_record, queue_match
     from tournaments.api.csv_export import CSVRenderer
     from tournaments.api.serializers.matches import MatchOutput
     from tournaments.models import Match, MatchSeat, Replay, Tournament, Variant

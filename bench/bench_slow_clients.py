@@ -1,7 +1,7 @@
 """Whether the site answers while slow clients and heavy downloaders are at it.
 
 gunicorn (sync workers, --workers 2, as docker/compose.yaml runs it) with and without the
-shipped nginx (docker/nginx.conf, run as tests/reverse_proxy.py runs it: only the upstream
+shipped nginx (docker/nginx.conf, run as tests/support/reverse_proxy.py runs it: only the upstream
 address and the listen port changed) in front, on loopback. In each round, against one of
 the two:
 
@@ -15,7 +15,7 @@ the two:
 Rounds alternate proxy and bare gunicorn in pairs (ABBA), each ``--seconds`` long; figures are
 the median over rounds with the range in brackets.
 
-    .venv/bin/python bench/bench_slow_clients.py [--rounds 4] [--seconds 15] [--slow 50]
+    .venv/bin/python -m bench.bench_slow_clients [--rounds 4] [--seconds 15] [--slow 50]
         [--downloaders 2]
 
 Needs PostgreSQL on 127.0.0.1:5432 (user postgres, trust auth) and Debian's nginx; uses the
@@ -38,12 +38,9 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from enum import Enum
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from tests.reverse_proxy import SlowClients, find_nginx, free_port, nginx, probe  # noqa: E402
+from bench.support.processes import ROOT
+from tests.support.reverse_proxy import SlowClients, find_nginx, free_port, nginx, probe
 
 DB_NAME = "ohhell_bench_slow_clients"
 ENV = {

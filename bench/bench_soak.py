@@ -1,6 +1,6 @@
 """A soak of the always-on ladder on the deployment's shape: N bots for M minutes, and its cost.
 
-Run: nice -n 5 .venv/bin/python bench/bench_soak.py [--bots 1000 | --big] [--minutes 10]
+Run: nice -n 5 .venv/bin/python -m bench.bench_soak [--bots 1000 | --big] [--minutes 10]
     [--in-flight 16] [--ladder-workers 1] [--threads 16] [--keep]
 
 ``--big`` registers 10,000 bots. Everything runs here, as docker/compose.yaml runs it: gunicorn
@@ -31,46 +31,32 @@ errors and web errors; and the recompute's verdict.
 from __future__ import annotations
 
 import argparse
-import http.client
 import multiprocessing
 import os
 import re
 import shutil
 import signal
-import socket
-import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from bench_hosts import process_cpu, serve_bots, wait_until  # noqa: E402
+from bench.soak.figures import Outcome, Reading, report, task_times
+from bench.support.bots import serve_bots
+from bench.support.http import WebLoad
+from bench.support.processes import ROOT, free_port, process_cpu, redis_server, wait_until
 
 DB_NAME = "ohhell_bench_soak"
 DB_URL = f"postgres://postgres@127.0.0.1:5432/{DB_NAME}"
 PSQL = ["psql", "-h", "127.0.0.1", "-U", "postgres", "-q", "-v", "ON_ERROR_STOP=1"]
 QUEUE = f"bench-soak-{uuid.uuid4().hex[:8]}"
-# The control worker logs each task's run time at INFO (Celery's own line for a task done).
-TASK_DONE = re.compile(
-    r"^\[(?P<at>[\d-]+ [\d:,]+).*Task (?P<task>tournaments\.\w+)\[[^\]]+\] succeeded in "
-    r"(?P<seconds>[\d.e-]+)s"
-)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+WEB_PATHS = {"health": "/api/health/", "leaderboard": "/api/leaderboard/?variant=oh-hell"}
 
 
 def psql_value(sql: str) -> str:
@@ -170,21 +156,6 @@ def loaded_bots() -> int:
     return Bot.objects.filter(ladder_opt_in=True).count()
 
 
-@dataclass
-class Reading:
-    """Counters read at the start and at the end of the window."""
-
-    at: float
-    finished: int
-    failed: int
-    calls: int
-    db_bytes: int
-    xacts: int
-    sessions: int
-    redis_commands: int
-    cpu: dict[str, float]
-
-
 def read(roles: list[Role], calls: Any, redis_port: int) -> Reading:
     """The counters now (``calls``: the bot server's shared count of requests)."""
     from tournaments.models import Match, MatchStatus
@@ -213,59 +184,10 @@ def read(roles: list[Role], calls: Any, redis_port: int) -> Reading:
     )
 
 
-@dataclass
-class WebLoad:
-    """One keep-alive client reading two endpoints in turn, with every answer's time."""
-
-    port: int
-    times: dict[str, list[float]] = field(default_factory=lambda: {"health": [], "leaderboard": []})
-    errors: int = 0
-    done: threading.Event = field(default_factory=threading.Event)
-
-    PATHS = {"health": "/api/health/", "leaderboard": "/api/leaderboard/?variant=oh-hell"}
-
-    def run(self) -> None:
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-        while not self.done.is_set():
-            for name, path in self.PATHS.items():
-                started = time.perf_counter()
-                try:
-                    connection.request("GET", path)
-                    response = connection.getresponse()
-                    response.read()
-                    ok = response.status == 200
-                except (OSError, http.client.HTTPException):
-                    ok = False
-                    connection.close()
-                    connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-                self.times[name].append((time.perf_counter() - started) * 1000)
-                self.errors += not ok
-            time.sleep(0.05)
-
-
-def pct(values: Sequence[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * q))] if ordered else float("nan")
-
-
-def task_times(log: Path, since: float, until: float) -> dict[str, list[float]]:
-    """Milliseconds of each control task the worker logged as done within the window (epoch
-    seconds): the settling after it, when the recompute holds the rating lock, is left out."""
-    found: dict[str, list[float]] = {}
-    for line in log.read_text(errors="replace").splitlines():
-        match = TASK_DONE.match(line)
-        if match is None:
-            continue
-        at = time.mktime(time.strptime(match["at"].split(",")[0], "%Y-%m-%d %H:%M:%S"))
-        if since <= at <= until:
-            found.setdefault(match["task"], []).append(float(match["seconds"]) * 1000)
-    return found
-
-
 def settle_and_compare() -> bool:
     """Pause the ladder, cancel its queued tables, let the last ratings be written, and compare
     every rating and history row with a recompute."""
-    from tests.tournaments.services.rating_world import rating_snapshot
+    from tests.support.rating_world import rating_snapshot
     from tournaments.models import Ladder, Match, MatchStatus
     from tournaments.services.ladders import ladder_pause
     from tournaments.services.recompute import ratings_recompute
@@ -284,7 +206,7 @@ def settle_and_compare() -> bool:
     return bool(rating_snapshot() == live)
 
 
-def main() -> None:
+def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bots", type=int, default=1000)
     parser.add_argument("--big", action="store_true", help="10,000 bots")
@@ -294,32 +216,13 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=16, help="threads a ladder worker")
     parser.add_argument("--keep", action="store_true", help="keep the database for a rerun")
     args = parser.parse_args()
-    bots = 10_000 if args.big else args.bots
+    if args.big:
+        args.bots = 10_000
+    return args
 
-    context = multiprocessing.get_context("fork")  # before Django or any thread starts
-    ready, calls = context.Queue(), context.Value("q", 0)
-    bot_server = context.Process(target=serve_bots, args=("127.0.0.1", 0.0, ready, calls))
-    bot_server.start()
-    bot_port = ready.get(timeout=30)
 
-    tmp = Path(tempfile.mkdtemp(prefix="bench-soak-"))
-    redis_port = free_port()
-    redis = subprocess.Popen(
-        [
-            "redis-server",
-            "--port",
-            str(redis_port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-        ],
-        stdout=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    env = {
+def _environment(redis_port: int, in_flight: int) -> dict[str, str]:
+    return {
         **os.environ,
         "DATABASE_URL": DB_URL,
         "REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
@@ -328,268 +231,164 @@ def main() -> None:
         "SECRET_KEY": "bench-only-secret-key-" + "x" * 30,
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "BOT_ALLOW_LOOPBACK": "1",
-        "LADDER_MATCHES_IN_FLIGHT": str(args.in_flight),
+        "LADDER_MATCHES_IN_FLIGHT": str(in_flight),
         "DJANGO_SETTINGS_MODULE": "config.settings",
     }
-    os.environ.update(env)
+
+
+def _prepare_database(args: argparse.Namespace, bot_port: int) -> None:
+    """Migrate, load the bots (or keep those of an earlier run with ``--keep``), run the ladder."""
     import django
 
-    reuse = (
-        args.keep
-        and subprocess.run([*PSQL, "-d", DB_NAME, "-c", "SELECT 1"], capture_output=True).returncode
-        == 0
-    )
+    kept = subprocess.run([*PSQL, "-d", DB_NAME, "-c", "SELECT 1"], capture_output=True)
+    reuse = args.keep and kept.returncode == 0
     if not reuse:
         subprocess.run([*PSQL, "-c", f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)"], check=True)
         subprocess.run([*PSQL, "-c", f"CREATE DATABASE {DB_NAME}"], check=True)
     django.setup()
     from django.core.management import call_command
+    from django.db import connection
+
+    from tournaments.models import Ladder, LadderStatus
 
     call_command("migrate", verbosity=0)
-    if not reuse or loaded_bots() != bots:
+    if not reuse or loaded_bots() != args.bots:
         started = time.perf_counter()
-        load(bots, bot_port)
+        load(args.bots, bot_port)
         subprocess.run([*PSQL, "-d", DB_NAME, "-c", "VACUUM ANALYZE"], check=True)
-        print(f"{bots:,} bots loaded in {time.perf_counter() - started:.0f} s", flush=True)
+        print(f"{args.bots:,} bots loaded in {time.perf_counter() - started:.0f} s", flush=True)
     else:
         # The bots kept from an earlier run answer at this run's bot server.
         psql_value(
             "UPDATE tournaments_bot SET endpoint_url"
             f" = regexp_replace(endpoint_url, ':[0-9]+/', ':{int(bot_port)}/')"
         )
-    from django.db import connection
-
-    from tournaments.models import Ladder, LadderStatus
-
     Ladder.objects.update(status=LadderStatus.RUNNING)
     connection.close()
 
-    celery = [sys.executable, "-m", "celery", "-A", "config"]
-    quiet = ["--without-gossip", "--without-mingle"]
-    web_port = free_port()
-    control_log = tmp / "control.log"
+
+def _worker(queue: str, name: str, pool: list[str], loglevel: str) -> list[str]:
+    return [
+        sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", queue,
+        "-n", f"{name}-{QUEUE}@%h", *pool, "--loglevel", loglevel,
+        "--without-gossip", "--without-mingle",
+    ]  # fmt: skip
+
+
+def _start_deployment(args: argparse.Namespace, env: dict[str, str], tmp: Path) -> list[Role]:
+    """Gunicorn, a control, ladder and bulk worker, and beat, each a role of its own."""
     roles = [Role("web"), Role("control"), Role("ladder"), Role("bulk"), Role("beat")]
     web, control, ladder, bulk, beat = roles
-    web.processes.append(
-        spawn(
-            [
-                sys.executable,
-                "-m",
-                "gunicorn",
-                "config.wsgi",
-                "--bind",
-                f"127.0.0.1:{web_port}",
-                "--workers",
-                "2",
-                "--threads",
-                "4",
-                "--worker-class",
-                "gthread",
-                "--no-control-socket",
-            ],
-            env,
-            tmp / "web.log",
-        )
-    )
-    control.processes.append(
-        spawn(
-            [
-                *celery,
-                "worker",
-                "-Q",
-                QUEUE,
-                "-n",
-                f"control-{QUEUE}@%h",
-                "-P",
-                "threads",
-                "-c",
-                "2",
-                "--loglevel",
-                "INFO",
-                *quiet,
-            ],
-            env,
-            control_log,
-        )
-    )
+    gunicorn = [
+        sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{args.web_port}",
+        "--workers", "2", "--threads", "4", "--worker-class", "gthread", "--no-control-socket",
+    ]  # fmt: skip
+    web.processes.append(spawn(gunicorn, env, tmp / "web.log"))
+    threads = ["-P", "threads", "-c"]
+    control_command = _worker(QUEUE, "control", [*threads, "2"], "INFO")
+    control.processes.append(spawn(control_command, env, tmp / "control.log"))
     for i in range(args.ladder_workers):
-        ladder.processes.append(
-            spawn(
-                [
-                    *celery,
-                    "worker",
-                    "-Q",
-                    f"{QUEUE}.ladder",
-                    "-n",
-                    f"ladder{i}-{QUEUE}@%h",
-                    "-P",
-                    "threads",
-                    "-c",
-                    str(args.threads),
-                    "--loglevel",
-                    "WARNING",
-                    *quiet,
-                ],
-                env,
-                tmp / f"ladder{i}.log",
-            )
-        )
-    bulk.processes.append(
-        spawn(
-            [
-                *celery,
-                "worker",
-                "-Q",
-                f"{QUEUE}.bulk",
-                "-n",
-                f"bulk-{QUEUE}@%h",
-                "-c",
-                "1",
-                "--loglevel",
-                "WARNING",
-                *quiet,
-            ],
-            env,
-            tmp / "bulk.log",
-        )
-    )
-    beat.processes.append(
-        spawn(
-            [*celery, "beat", "-s", str(tmp / "beat"), "--loglevel", "WARNING"],
-            env,
-            tmp / "beat.log",
-        )
-    )
-    try:
-        from django.utils import timezone
+        command = _worker(f"{QUEUE}.ladder", f"ladder{i}", [*threads, str(args.threads)], "WARNING")
+        ladder.processes.append(spawn(command, env, tmp / f"ladder{i}.log"))
+    bulk_command = _worker(f"{QUEUE}.bulk", "bulk", ["-c", "1"], "WARNING")
+    bulk.processes.append(spawn(bulk_command, env, tmp / "bulk.log"))
+    beat_command = [sys.executable, "-m", "celery", "-A", "config", "beat"]
+    beat_command += ["-s", str(tmp / "beat"), "--loglevel", "WARNING"]
+    beat.processes.append(spawn(beat_command, env, tmp / "beat.log"))
+    return roles
 
-        from tournaments.models import Bot, Match, MatchSeat, MatchStatus
 
-        base = Match.objects.filter(ladder__isnull=False, status=MatchStatus.FINISHED).count()
-        wait_until(
-            lambda: (
-                Match.objects.filter(ladder__isnull=False, status=MatchStatus.FINISHED).count()
-                > base
-            ),
-            600,
-            "the first ladder match",
-        )
-        webload = WebLoad(web_port)
-        client = threading.Thread(target=webload.run, daemon=True)
-        client.start()
-        start, start_epoch = read(roles, calls, redis_port), time.time()
-        window_start = timezone.now()
-        most_connections = 0
-        while time.monotonic() - start.at < args.minutes * 60:
-            time.sleep(5)
-            most_connections = max(
-                most_connections,
-                int(
-                    psql_value(
-                        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
-                    )
-                ),
-            )
-        end, end_epoch = read(roles, calls, redis_port), time.time()
-        webload.done.set()
-        client.join(timeout=60)
-        seats = MatchSeat.objects.filter(
-            match__ladder__isnull=False,
-            match__status=MatchStatus.FINISHED,
-            match__finished_at__gte=window_start,
-        ).values_list("bot_id", flat=True)
-        # Every bot, those that did not play too.
-        per_bot = dict.fromkeys(Bot.objects.values_list("pk", flat=True), 0)
-        for bot_id in seats:
-            per_bot[bot_id] += 1
-        same = settle_and_compare()
-    finally:
-        stop_all(roles)
-        redis.terminate()
-        bot_server.terminate()
-    errors = sum(
+def _ladder_finished() -> int:
+    from tournaments.models import Match, MatchStatus
+
+    return Match.objects.filter(ladder__isnull=False, status=MatchStatus.FINISHED).count()
+
+
+def _most_connections(minutes: float, since: float) -> int:
+    """Watch the database's open connections every 5 s until the window ends; the most seen."""
+    most = 0
+    sql = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+    while time.monotonic() - since < minutes * 60:
+        time.sleep(5)
+        most = max(most, int(psql_value(sql)))
+    return most
+
+
+def _matches_per_bot(since: datetime) -> dict[int, int]:
+    """Ladder matches each bot played since ``since``, every bot counted, those that did not too."""
+    from tournaments.models import Bot, MatchSeat, MatchStatus
+
+    seats = MatchSeat.objects.filter(
+        match__ladder__isnull=False,
+        match__status=MatchStatus.FINISHED,
+        match__finished_at__gte=since,
+    ).values_list("bot_id", flat=True)
+    per_bot = dict.fromkeys(Bot.objects.values_list("pk", flat=True), 0)
+    for bot_id in seats:
+        per_bot[bot_id] += 1
+    return per_bot
+
+
+def _measure(
+    args: argparse.Namespace, roles: list[Role], calls: Any, redis_port: int, tmp: Path
+) -> tuple[Reading, Reading, Outcome]:
+    """Wait for the first ladder match, then read the counters over the window under web load."""
+    from django.utils import timezone
+
+    base = _ladder_finished()
+    wait_until(lambda: _ladder_finished() > base, 600, "the first ladder match")
+    webload = WebLoad(args.web_port, WEB_PATHS)
+    client = threading.Thread(target=webload.run, daemon=True)
+    client.start()
+    start, start_epoch = read(roles, calls, redis_port), time.time()
+    window_start = timezone.now()
+    most_connections = _most_connections(args.minutes, start.at)
+    end, end_epoch = read(roles, calls, redis_port), time.time()
+    webload.done.set()
+    client.join(timeout=60)
+    per_bot = _matches_per_bot(window_start)
+    tasks = task_times(tmp / "control.log", start_epoch, end_epoch)
+    outcome = Outcome(webload, tasks, per_bot, most_connections, 0, settle_and_compare())
+    return start, end, outcome
+
+
+def _errors_logged(tmp: Path) -> int:
+    return sum(
         line.count(" ERROR/") + line.count("Traceback")
         for log in tmp.glob("*.log")
         for line in log.read_text(errors="replace").splitlines()
     )
-    outcome = Outcome(
-        webload,
-        task_times(control_log, start_epoch, end_epoch),
-        per_bot,
-        most_connections,
-        errors,
-        same,
-    )
-    report(args, bots, start, end, outcome)
+
+
+def main() -> None:
+    args = _arguments()
+    context = multiprocessing.get_context("fork")  # before Django or any thread starts
+    ready, calls = context.Queue(), context.Value("q", 0)
+    bot_server = context.Process(target=serve_bots, args=("127.0.0.1", 0.0, ready, calls))
+    bot_server.start()
+    bot_port = ready.get(timeout=30)
+    tmp = Path(tempfile.mkdtemp(prefix="bench-soak-"))
+    redis_port = free_port()
+    redis = redis_server("127.0.0.1", redis_port)
+    env = _environment(redis_port, args.in_flight)
+    os.environ.update(env)
+    _prepare_database(args, bot_port)
+    args.web_port = free_port()
+    roles = _start_deployment(args, env, tmp)
+    try:
+        start, end, outcome = _measure(args, roles, calls, redis_port, tmp)
+    finally:
+        stop_all(roles)
+        redis.terminate()
+        bot_server.terminate()
+    outcome.errors = _errors_logged(tmp)
+    report(args, args.bots, start, end, outcome)
     if not args.keep:
         subprocess.run([*PSQL, "-c", f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)"])
-    if errors:
+    if outcome.errors:
         print(f"\nthe workers logged errors: their logs are kept in {tmp}")
     else:
         shutil.rmtree(tmp, ignore_errors=True)
-
-
-@dataclass
-class Outcome:
-    """What the run measured besides the two readings."""
-
-    web: WebLoad
-    tasks: dict[str, list[float]]
-    per_bot: dict[int, int]
-    most_connections: int
-    errors: int
-    same: bool
-
-
-def _times(values: Sequence[float]) -> str:
-    top = max(values, default=float("nan"))
-    return f"{pct(values, 0.5):.1f} / {pct(values, 0.99):.1f} / {top:.1f}"
-
-
-def report(args: argparse.Namespace, bots: int, start: Reading, end: Reading, out: Outcome) -> None:
-    """The run's figures, a row each, as a table for bench/README.md."""
-    seconds = end.at - start.at
-    matches = end.finished - start.finished
-    per = max(matches, 1)
-    decisions = end.calls - start.calls
-    counts = sorted(out.per_bot.values())
-    print(
-        f"\n{bots:,} bots, {args.minutes:g} minutes, {args.in_flight} tables in flight, "
-        f"{args.ladder_workers} ladder worker(s) of {args.threads} threads"
-    )
-    rows = [
-        ("matches finished", f"{matches:,} ({matches / seconds:.2f}/s)"),
-        ("bot decisions", f"{decisions:,} ({decisions / seconds:.0f}/s)"),
-        ("failed matches", str(end.failed - start.failed)),
-        *(
-            (f"CPU s a match, {role}", f"{(end.cpu[role] - start.cpu[role]) / per:.3f}")
-            for role in start.cpu
-        ),
-        ("database bytes a match", f"{(end.db_bytes - start.db_bytes) / per:,.0f}"),
-        ("database transactions a match", f"{(end.xacts - start.xacts) / per:.1f}"),
-        ("new database connections a match", f"{(end.sessions - start.sessions) / per:.3f}"),
-        ("database connections open, most", str(out.most_connections)),
-        ("Redis commands a match", f"{(end.redis_commands - start.redis_commands) / per:.1f}"),
-    ]
-    for task in ("tournaments.top_up_ladders", "tournaments.rate_finished_matches"):
-        times = out.tasks.get(task, [])
-        rows.append((f"{task.split('.')[1]} ms p50 / p99 / max ({len(times)} runs)", _times(times)))
-    for name, times in out.web.times.items():
-        rows.append((f"web {name} ms p50 / p99 / max ({len(times)} requests)", _times(times)))
-    spread = [float(c) for c in counts]
-    rows += [
-        ("web errors", str(out.web.errors)),
-        (
-            "matches per bot min / p10 / median / p90 / max",
-            f"{counts[0]} / {pct(spread, 0.1):.0f} / {statistics.median(counts):.0f} / "
-            f"{pct(spread, 0.9):.0f} / {counts[-1]}",
-        ),
-        ("worker errors logged", str(out.errors)),
-        ("ratings equal a recompute", "yes" if out.same else "NO"),
-    ]
-    print("\n| figure | value |\n|---|---|")
-    for label, value in rows:
-        print(f"| {label} | {value} |")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser import (
+from tests.support.browser import (
     APT_INSTALL,
     ENV_VAR,
     HOW_TO_ENABLE,
@@ -73,7 +73,11 @@ def test_chromium_on_the_path_is_found_before_anything_is_installed(tmp_path: Pa
     env = {k: v for k, v in os.environ.items() if k != ENV_VAR}
     env["PATH"] = f"{tmp_path}{os.pathsep}{env['PATH']}"
     done = subprocess.run(
-        [sys.executable, "-m", "tests.browser"], cwd=ROOT, env=env, capture_output=True, text=True
+        [sys.executable, "-m", "tests.support.browser"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert done.returncode == 0
     assert done.stdout.strip() == str(fake)
@@ -83,7 +87,11 @@ def test_chromium_on_the_path_is_found_before_anything_is_installed(tmp_path: Pa
 def test_skipping_on_purpose_prints_one_line_and_tells_pytest_to_skip() -> None:
     env = {**os.environ, ENV_VAR: "skip"}
     done = subprocess.run(
-        [sys.executable, "-m", "tests.browser"], cwd=ROOT, env=env, capture_output=True, text=True
+        [sys.executable, "-m", "tests.support.browser"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert done.stdout.strip() == "skip"
     assert len(done.stderr.splitlines()) == 1
@@ -133,7 +141,7 @@ def test_skip_on_purpose_skips_each_browser_module_with_one_line_and_installs_no
             "-p",
             "no:cacheprovider",
             "tests/tournaments/dashboard/test_browser.py",
-            "tests/tournaments/dashboard/test_onboarding_e2e.py",
+            "tests/tournaments/e2e/test_onboarding_e2e.py",
         ],
         cwd=ROOT,
         env=env,
@@ -146,7 +154,7 @@ def test_skip_on_purpose_skips_each_browser_module_with_one_line_and_installs_no
     skipped = [line for line in done.stdout.splitlines() if "BROWSER TESTS SKIPPED" in line]
     assert [line.split(":")[0] for line in skipped] == [
         "SKIPPED [1] tests/tournaments/dashboard/test_browser.py",
-        "SKIPPED [1] tests/tournaments/dashboard/test_onboarding_e2e.py",
+        "SKIPPED [1] tests/tournaments/e2e/test_onboarding_e2e.py",
     ]
     assert all(line.endswith(f"BROWSER TESTS SKIPPED: {ENV_VAR}=skip asks so.") for line in skipped)
     assert "2 skipped" in done.stdout
@@ -172,7 +180,11 @@ def test_as_root_apt_is_called_without_recommends_after_saying_how_many_packages
     env["PATH"] = f"{tmp_path}{os.pathsep}{Path(sys.executable).parent}"
     env["PLAYWRIGHT_BROWSERS_PATH"] = str(tmp_path / "no-playwright-browsers")
     done = subprocess.run(
-        [sys.executable, "-m", "tests.browser"], cwd=ROOT, env=env, capture_output=True, text=True
+        [sys.executable, "-m", "tests.support.browser"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert done.stdout.strip() == str(tmp_path / "chromium"), done.stderr
     assert calls.read_text().splitlines() == [

@@ -81,13 +81,13 @@ def broken(link: Link) -> str | None:
     return None
 
 
-def test_the_readme_is_a_front_door_under_220_lines():
+def test_the_readme_is_a_front_door_under_220_lines() -> None:
     lines = (ROOT / "README.md").read_text().splitlines()
     assert len(lines) < README_MAX_LINES
 
 
 @pytest.mark.parametrize("doc", DOCS, ids=lambda p: str(p.relative_to(ROOT)))
-def test_every_relative_link_leads_to_a_file_and_heading_that_exist(doc):
+def test_every_relative_link_leads_to_a_file_and_heading_that_exist(doc) -> None:
     problems = [
         f"{link.source.relative_to(ROOT)}:{link.line}: {link.target}: {reason}"
         for link in relative_links(doc)
@@ -96,7 +96,7 @@ def test_every_relative_link_leads_to_a_file_and_heading_that_exist(doc):
     assert problems == []
 
 
-def test_the_readme_links_to_every_document_the_manual_moved_to():
+def test_the_readme_links_to_every_document_the_manual_moved_to() -> None:
     linked = {
         (ROOT / link.target.partition("#")[0]).resolve()
         for link in relative_links(ROOT / "README.md")
@@ -104,7 +104,7 @@ def test_the_readme_links_to_every_document_the_manual_moved_to():
     assert set(DOCS) - {ROOT / "README.md"} <= linked
 
 
-def test_the_link_checker_finds_a_missing_file_and_a_missing_heading(tmp_path):
+def test_the_link_checker_finds_a_missing_file_and_a_missing_heading(tmp_path) -> None:
     (tmp_path / "other.md").write_text("# Other\n\n## Queues and workers\n")
     page = tmp_path / "page.md"
     page.write_text(
@@ -120,7 +120,7 @@ def test_the_link_checker_finds_a_missing_file_and_a_missing_heading(tmp_path):
     assert reasons["other.md#sizing"] is not None and "#sizing" in reasons["other.md#sizing"]
 
 
-def test_headings_get_the_anchors_github_gives_them(tmp_path):
+def test_headings_get_the_anchors_github_gives_them(tmp_path) -> None:
     page = tmp_path / "page.md"
     page.write_text(
         "# Workers on several hosts (`bench/bench_hosts.py`)\n"

@@ -1,4 +1,4 @@
-"""The line pytest writes as each test file starts (tests/progress.py)."""
+"""The line pytest writes as each test file starts (tests/support/progress.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.progress import progress_line
+from tests.support.progress import progress_line
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,7 +24,16 @@ def test_each_file_gets_its_line_before_its_dots_in_quiet_mode(tmp_path: Path) -
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
     (tmp_path / "test_a.py").write_text("def test_1(): pass\ndef test_2(): pass\n")
     (tmp_path / "test_b.py").write_text("import pytest\n@pytest.mark.skip\ndef test_3(): pass\n")
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "tests.progress", "-p", "no:django"]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "tests.support.progress",
+        "-p",
+        "no:django",
+    ]
     done = subprocess.run(
         [*command, "-p", "no:cacheprovider", "-c", str(tmp_path / "pytest.ini"), str(tmp_path)],
         cwd=ROOT,
@@ -40,10 +49,43 @@ def test_each_file_gets_its_line_before_its_dots_in_quiet_mode(tmp_path: Path) -
     assert re.fullmatch(r"s +\[100%\]", lines[3]), lines
 
 
+def test_a_file_whose_tests_come_in_two_runs_is_named_once(tmp_path: Path) -> None:
+    # As pytest-django does with tests that need whole transactions: one test of a file moved last.
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    (tmp_path / "conftest.py").write_text(
+        "def pytest_collection_modifyitems(items):\n    items.append(items.pop(0))\n"
+    )
+    (tmp_path / "test_a.py").write_text("def test_1(): pass\ndef test_2(): pass\n")
+    (tmp_path / "test_b.py").write_text("def test_3(): pass\n")
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "tests.support.progress", "-p"]
+    command += ["no:django", "-p", "no:cacheprovider", "-c", str(tmp_path / "pytest.ini")]
+    done = subprocess.run(
+        [*command, str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    named = [line for line in done.stdout.splitlines() if line.startswith("[")]
+    assert len(named) == 2, done.stdout
+    assert named[0].endswith("test_a.py: 2 tests (1 of them later, after other files)"), named
+    assert named[1].endswith("test_b.py: 1 test"), named
+
+
 def test_verbose_runs_name_every_test_and_get_no_file_lines(tmp_path: Path) -> None:
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
     (tmp_path / "test_a.py").write_text("def test_1(): pass\n")
-    command = [sys.executable, "-m", "pytest", "-v", "-p", "tests.progress", "-p", "no:django"]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-v",
+        "-p",
+        "tests.support.progress",
+        "-p",
+        "no:django",
+    ]
     done = subprocess.run(
         [*command, "-p", "no:cacheprovider", "-c", str(tmp_path / "pytest.ini"), str(tmp_path)],
         cwd=ROOT,

@@ -17,8 +17,16 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from tests.reverse_proxy import NGINX_CONF, ROOT, SlowClients, find_nginx, nginx, probe, skip_reason
-from tests.web_server import gunicorn, post_json
+from tests.support.reverse_proxy import (
+    NGINX_CONF,
+    ROOT,
+    SlowClients,
+    find_nginx,
+    nginx,
+    probe,
+    skip_reason,
+)
+from tests.support.web_server import gunicorn, post_json
 
 
 def needs_nginx_and_the_test_database(test: Callable[..., None]) -> Callable[..., None]:

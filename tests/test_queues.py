@@ -16,7 +16,7 @@ from config.celery_app import app, route_task
         ("tournaments.generate_tournament", ".bulk"),
     ],
 )
-def test_matches_and_the_making_of_tournaments_have_their_own_queues(task, suffix):
+def test_matches_and_the_making_of_tournaments_have_their_own_queues(task, suffix) -> None:
     route = route_task(task, (), {}, {})
     assert route == {"queue": f"{app.conf.task_default_queue}{suffix}"}
 
@@ -34,11 +34,11 @@ def test_matches_and_the_making_of_tournaments_have_their_own_queues(task, suffi
         "tournaments.top_up_ladders",
     ],
 )
-def test_control_tasks_take_the_default_queue(task):
+def test_control_tasks_take_the_default_queue(task) -> None:
     assert route_task(task, (), {}, {}) is None
 
 
-def test_a_worker_without_q_consumes_all_five_queues():
+def test_a_worker_without_q_consumes_all_five_queues() -> None:
     name = app.conf.task_default_queue
     assert {queue.name for queue in app.conf.task_queues} == {
         name,
@@ -49,7 +49,7 @@ def test_a_worker_without_q_consumes_all_five_queues():
     }
 
 
-def test_every_routed_task_exists():
+def test_every_routed_task_exists() -> None:
     from django.conf import settings
 
     app.loader.import_default_modules()

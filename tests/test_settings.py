@@ -14,7 +14,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from config import env
-from tests.tournaments.workers import embedded_env, local_worker, wait_for
+from tests.support.workers import embedded_env, local_worker, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 CLEAN = {
@@ -108,7 +108,7 @@ def start(**variables: str) -> subprocess.CompletedProcess:
         ("HTTPS", "sometimes"),
     ],
 )
-def test_start_up_with_a_bad_setting_fails_naming_the_variable(name, value):
+def test_start_up_with_a_bad_setting_fails_naming_the_variable(name, value) -> None:
     result = start(**{name: value})
     assert result.returncode != 0
     assert "ImproperlyConfigured" in result.stderr
@@ -124,20 +124,22 @@ def test_start_up_with_a_bad_setting_fails_naming_the_variable(name, value):
         ("HSTS_SECONDS", "a year", {"HTTPS": "1"}),
     ],
 )
-def test_a_bad_setting_read_only_in_some_deployments_fails_there_naming_it(name, value, context):
+def test_a_bad_setting_read_only_in_some_deployments_fails_there_naming_it(
+    name, value, context
+) -> None:
     result = start(**context, **{name: value})
     assert result.returncode != 0
     assert "ImproperlyConfigured" in result.stderr
     assert f"{name}=" in result.stderr
 
 
-def test_start_up_without_a_secret_key_is_refused_when_debug_is_off():
+def test_start_up_without_a_secret_key_is_refused_when_debug_is_off() -> None:
     result = start(DEBUG="0", DATABASE_URL="sqlite:///var/settings-test.sqlite3")
     assert result.returncode != 0
     assert "SECRET_KEY must be set" in result.stderr
 
 
-def test_loading_the_settings_on_embedded_defaults_prints_nothing():
+def test_loading_the_settings_on_embedded_defaults_prints_nothing() -> None:
     # mypy, management commands and tests load them too; only a server says what it runs on.
     result = start()
     assert result.returncode == 0, result.stderr
@@ -149,7 +151,7 @@ def embedded_lines(output: str) -> list[str]:
     return [line for line in output.splitlines() if "running on embedded defaults" in line]
 
 
-def test_the_wsgi_application_says_once_that_it_runs_on_embedded_defaults():
+def test_the_wsgi_application_says_once_that_it_runs_on_embedded_defaults() -> None:
     result = subprocess.run(
         [sys.executable, "-c", "import config.wsgi"],
         cwd=ROOT,
@@ -163,7 +165,7 @@ def test_the_wsgi_application_says_once_that_it_runs_on_embedded_defaults():
     assert "SQLite at var/db.sqlite3" in line and "a local Celery worker" in line
 
 
-def test_a_celery_worker_says_once_as_it_starts_that_it_runs_on_embedded_defaults(tmp_path):
+def test_a_celery_worker_says_once_as_it_starts_that_it_runs_on_embedded_defaults(tmp_path) -> None:
     log = tmp_path / "worker.log"
     # At INFO the worker logs "ready." once it takes tasks, after its start-up signals.
     with local_worker(embedded_env(tmp_path / "db.sqlite3"), log, "--loglevel", "INFO") as worker:
@@ -189,20 +191,20 @@ def where_tasks_run(**variables: str) -> subprocess.CompletedProcess:
     )
 
 
-def test_on_embedded_defaults_tasks_go_to_a_local_broker_not_into_web_requests(tmp_path):
+def test_on_embedded_defaults_tasks_go_to_a_local_broker_not_into_web_requests(tmp_path) -> None:
     result = where_tasks_run(DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}")
     assert result.returncode == 0, result.stderr
     # A SQLite file of its own next to the database's: no server, and no message half-written.
     assert result.stdout.split() == ["False", f"sqla+sqlite:///{tmp_path / 'db.celery.sqlite3'}"]
 
 
-def test_tasks_run_in_process_only_when_asked_for(tmp_path):
+def test_tasks_run_in_process_only_when_asked_for(tmp_path) -> None:
     result = where_tasks_run(DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}", CELERY_EAGER="1")
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["True", "memory://"]
 
 
-def test_start_up_without_redis_is_refused_when_debug_is_off(tmp_path):
+def test_start_up_without_redis_is_refused_when_debug_is_off(tmp_path) -> None:
     secret = "x" * 50
     database = f"sqlite:///{tmp_path / 'db.sqlite3'}"
     result = start(DEBUG="0", SECRET_KEY=secret, DATABASE_URL=database)
@@ -213,7 +215,7 @@ def test_start_up_without_redis_is_refused_when_debug_is_off(tmp_path):
     assert allowed.returncode == 0, allowed.stderr
 
 
-def test_with_everything_set_it_starts_quietly():
+def test_with_everything_set_it_starts_quietly() -> None:
     result = start(
         DEBUG="off",
         SECRET_KEY="x" * 50,
@@ -225,7 +227,7 @@ def test_with_everything_set_it_starts_quietly():
     assert "embedded" not in result.stderr
 
 
-def test_a_postgres_url_is_split_into_django_database_settings():
+def test_a_postgres_url_is_split_into_django_database_settings() -> None:
     db = env.parse_database_url(
         "DATABASE_URL", "postgres://us%40r:p%2Fw@db:5433/oh%20hell?sslmode=require"
     )
@@ -240,7 +242,7 @@ def test_a_postgres_url_is_split_into_django_database_settings():
     assert db.options == {"sslmode": "require"}
 
 
-def test_a_sqlite_url_may_be_relative_or_absolute():
+def test_a_sqlite_url_may_be_relative_or_absolute() -> None:
     assert env.parse_database_url("X", "sqlite:///var/db.sqlite3").name == "var/db.sqlite3"
     assert env.parse_database_url("X", "sqlite:////tmp/db.sqlite3").name == "/tmp/db.sqlite3"
 
@@ -267,12 +269,12 @@ def test_a_sqlite_url_may_be_relative_or_absolute():
         (lambda: env.env_trusted_proxies("V").count, "127.0.0.1/32", 0),
     ],
 )
-def test_the_readers_parse_good_values(monkeypatch, reader, value, expected):
+def test_the_readers_parse_good_values(monkeypatch, reader, value, expected) -> None:
     monkeypatch.setenv("V", value)
     assert reader() == expected
 
 
-def test_an_unset_or_empty_variable_takes_the_default(monkeypatch):
+def test_an_unset_or_empty_variable_takes_the_default(monkeypatch) -> None:
     monkeypatch.setenv("V", "")
     assert env.env_int("V", 7) == 7 and env.env_bool("V", True) is True
     assert env.env_trusted_proxies("V") == env.TrustedProxies()
@@ -280,13 +282,13 @@ def test_an_unset_or_empty_variable_takes_the_default(monkeypatch):
     assert env.env_str("V", "d") == "d" and env.env_list("V", ["x"]) == ["x"]
 
 
-def test_a_bounded_integer_out_of_range_is_refused(monkeypatch):
+def test_a_bounded_integer_out_of_range_is_refused(monkeypatch) -> None:
     monkeypatch.setenv("V", "5")
     with pytest.raises(ImproperlyConfigured, match="V='5'"):
         env.env_int("V", 1, minimum=10)
 
 
-def test_every_variable_the_settings_read_is_documented():
+def test_every_variable_the_settings_read_is_documented() -> None:
     source = (ROOT / "config" / "settings.py").read_text()
     variables = set(re.findall(r"(?:env_\w+|is_set)\(\s*\"([A-Z_]+)\"", source))
     example = (ROOT / "docker" / ".env.example").read_text()
@@ -305,7 +307,7 @@ def test_every_variable_the_settings_read_is_documented():
         "LEADERBOARD_CACHE_SECONDS",
     ],
 )
-def test_the_documented_defaults_of_rating_settings_are_the_settings_defaults(name):
+def test_the_documented_defaults_of_rating_settings_are_the_settings_defaults(name) -> None:
     from django.conf import settings
 
     assert name not in os.environ  # the settings hold their defaults
@@ -331,7 +333,7 @@ def _documented_production_settings(tmp_path: Path) -> dict[str, str]:
     }
 
 
-def test_the_documented_production_settings_pass_djangos_deployment_checks(tmp_path):
+def test_the_documented_production_settings_pass_djangos_deployment_checks(tmp_path) -> None:
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "DEBUG"],
         cwd=ROOT,
@@ -365,7 +367,7 @@ def served_headers(path: str, *, secure: bool, **variables: str) -> dict[str, ob
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-def test_over_https_browsers_are_told_to_keep_to_https(tmp_path):
+def test_over_https_browsers_are_told_to_keep_to_https(tmp_path) -> None:
     deployment = {
         **_documented_production_settings(tmp_path),
         "ALLOWED_HOSTS": "testserver",
@@ -382,7 +384,7 @@ def test_over_https_browsers_are_told_to_keep_to_https(tmp_path):
     assert probe["status"] == 200 and probe["hsts"] is None
 
 
-def test_without_https_no_hsts_is_sent_and_nothing_is_redirected(tmp_path):
+def test_without_https_no_hsts_is_sent_and_nothing_is_redirected(tmp_path) -> None:
     deployment = {
         **_documented_production_settings(tmp_path),
         "ALLOWED_HOSTS": "testserver",

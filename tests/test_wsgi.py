@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.db import connection
 
-from tests.web_server import gunicorn
+from tests.support.web_server import gunicorn
 
 LIMIT = 2048
 
@@ -46,7 +46,7 @@ def _post_chunked(port: int, path: str, body: bytes) -> tuple[int, dict]:
     return response.status, json.loads(response.read())
 
 
-def test_a_chunked_body_is_read(server):
+def test_a_chunked_body_is_read(server) -> None:
     body = json.dumps({"username": "chunky", "password": "a-long-test-passphrase-42"}).encode()
     status, answer = _post_chunked(server, "/api/auth/signup/", body)
     assert status == 201, answer
@@ -54,7 +54,7 @@ def test_a_chunked_body_is_read(server):
     assert User.objects.filter(username="chunky").exists()
 
 
-def test_a_chunked_body_over_the_size_limit_is_refused_with_413(server):
+def test_a_chunked_body_over_the_size_limit_is_refused_with_413(server) -> None:
     body = json.dumps({"username": "big", "password": "x" * (LIMIT * 2)}).encode()
     status, answer = _post_chunked(server, "/api/auth/signup/", body)
     assert status == 413, answer

@@ -1,5 +1,5 @@
 """Fixtures for the arena tests: real bot servers on loopback."""
 
-from tests.arena.hostile_bots import hostile_bots
+from tests.support.hostile_bots import hostile_bots
 
 __all__ = ["hostile_bots"]

@@ -11,7 +11,7 @@ from arena.checker import CheckReport, check_bot
 from arena.cli import main
 from arena.netpolicy import NetworkPolicy
 from arena.probes import ProbeKind
-from tests.arena.signing_bots import Checks, signing_bot
+from tests.support.signing_bots import Checks, signing_bot
 
 SECRET = "checker-secret"
 LOOPBACK = NetworkPolicy(allow_loopback=True)

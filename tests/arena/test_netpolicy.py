@@ -15,7 +15,7 @@ from arena.faults import BotFault, FaultKind
 from arena.limits import Limits
 from arena.netpolicy import EndpointRefused, NetworkPolicy, check_url
 from arena.transport import BotClient, CallResult
-from tests.arena.hostile_bots import HostileBots
+from tests.support.hostile_bots import HostileBots
 
 DEFAULT = NetworkPolicy()
 LIMITS = Limits(time_limit_ms=1000)

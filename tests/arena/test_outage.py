@@ -23,7 +23,7 @@ from arena.seats import HttpSeat, LocalSeat
 from arena.transport import BotClient
 from engine.players import make_player
 from engine.presets import preset
-from tests.arena.hostile_bots import (
+from tests.support.hostile_bots import (
     BotTable,
     Broker,
     Handler,

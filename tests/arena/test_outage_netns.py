@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.arena.hostile_bots import BotTable, Broker, Received, polite_answer, reply_json
+from tests.support.hostile_bots import BotTable, Broker, Received, polite_answer, reply_json
 
 ROOT = Path(__file__).resolve().parents[2]
 OUTAGE_S = 3.0
@@ -108,7 +108,7 @@ def test_the_workers_link_going_down_mid_match_charges_no_bot(link: Link) -> Non
                 link.namespace,
                 sys.executable,
                 "-m",
-                "tests.arena.netns_match",
+                "tests.support.netns_match",
                 link.network,
                 f"{broker.host}:{broker.port}",
                 *t.urls,

@@ -16,7 +16,7 @@ from arena.runtime import call_once, hello_once, worker_loop
 from arena.seats import HttpSeat, LocalSeat
 from engine.players import make_player
 from engine.presets import preset
-from tests.arena.hostile_bots import HostileBots
+from tests.support.hostile_bots import HostileBots
 from tests.support.loops import LoopServers
 
 LOOPBACK = NetworkPolicy(allow_loopback=True)

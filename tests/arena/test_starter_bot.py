@@ -16,7 +16,7 @@ import pytest
 from arena.checker import check_bot
 from arena.faults import BotHTTPStatusError
 from arena.signing import REQUEST_ID_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, sign_headers
-from tests.arena.starters import BID, LOOPBACK, SECRET, calls, post, serving
+from tests.support.starters import BID, LOOPBACK, SECRET, calls, post, serving
 
 STARTER = Path(__file__).resolve().parents[2] / "examples" / "starter_bot.py"
 PLAY = {

@@ -19,7 +19,7 @@ from arena.signing import REQUEST_ID_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER,
 from arena.transport import BotClient
 from engine.players import make_player
 from engine.presets import preset
-from tests.arena.starters import BID, LIMITS, LOOPBACK, SECRET, calls, post, serving
+from tests.support.starters import BID, LIMITS, LOOPBACK, SECRET, calls, post, serving
 
 NODE = shutil.which("node")
 if NODE is None:

@@ -20,7 +20,7 @@ from arena.netpolicy import NetworkPolicy
 from arena.runtime import RunStopped, StopSignal, WorkerLoop
 from arena.seats import HttpSeat
 from engine.presets import preset
-from tests.arena.hostile_bots import http_response, polite_answer, read_request
+from tests.support.hostile_bots import http_response, polite_answer, read_request
 from tests.support.loops import LoopServers
 
 LOOPBACK = NetworkPolicy(allow_loopback=True)

@@ -23,7 +23,7 @@ from arena.limits import Limits
 from arena.netpolicy import NetworkPolicy
 from arena.signing import verify_signature
 from arena.transport import BotClient, CallResult
-from tests.arena.hostile_bots import HostileBots
+from tests.support.hostile_bots import HostileBots
 
 LOOPBACK = NetworkPolicy(allow_loopback=True)
 LIMITS = Limits(time_limit_ms=150, grace_ms=100, max_response_bytes=64 * 1024)

@@ -3,33 +3,17 @@ turning games into rating updates, and the measures (tau, seat luck, prediction,
 
 from __future__ import annotations
 
-import importlib.util
 import random
-import sys
-from pathlib import Path
-from types import ModuleType
+from collections.abc import Callable
 
 import pytest
 
+from bench import bench_ratings_quality as bench
 from engine.presets import preset
 from engine.simulate import play_game
 from tournaments.formats.common import Fixture
 from tournaments.maths.intervals import BotRank, Finish
 from tournaments.maths.ratings import RatingParams
-
-PATH = Path(__file__).resolve().parents[2] / "bench" / "bench_ratings_quality.py"
-
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_ratings_quality", PATH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _load()
 
 
 def test_kendall_counts_pairs_against_the_true_order_not_the_bot_numbers() -> None:
@@ -90,7 +74,7 @@ def _scores(totals: list[int]) -> list[list[int]]:
 
 def test_concurrent_steps_rank_every_bot_of_a_round_by_points_across_tables() -> None:
     fixtures = [Fixture(0, 0, (0, 1), 11), Fixture(0, 1, (2, 3), 12), Fixture(1, 0, (0, 2), 13)]
-    games = {
+    games: dict[tuple[int, tuple[int, ...]], list[list[int]]] = {
         (11, (0, 1)): _scores([5, 30]),
         (12, (2, 3)): _scores([20, 5]),
         (13, (0, 2)): _scores([1, 2]),
@@ -117,7 +101,10 @@ def test_batch_steps_gather_whole_rounds_until_a_refit_is_due(
 def test_board_steps_compare_each_seat_with_the_same_seat_at_the_other_tables() -> None:
     # One deal at both tables: seat 0 was dealt a hand worth 20 more points than seat 1's.
     fixtures = [Fixture(0, 0, (0, 1), 7, "board 0"), Fixture(0, 1, (2, 3), 7, "board 0")]
-    games = {(7, (0, 1)): _scores([40, 20]), (7, (2, 3)): _scores([30, 14])}
+    games: dict[tuple[int, tuple[int, ...]], list[list[int]]] = {
+        (7, (0, 1)): _scores([40, 20]),
+        (7, (2, 3)): _scores([30, 14]),
+    }
     (step,) = bench.board_steps(fixtures, games)
     # Bot 3 (14 at seat 1, 3 below its seat's mean) ranks above bot 2 (30 at seat 0, 5 below),
     # and bot 1 (20) above both: raw points would put bot 2 second.
@@ -172,11 +159,12 @@ def _finishes(n: int, games: int, seed: int) -> list[Finish]:
 @pytest.mark.parametrize("rater", ["trueskill", "openskill", "batch"])
 def test_every_rater_orders_a_clearly_graded_field(rater: str) -> None:
     n = 6
-    made = {
+    makers: dict[str, Callable[[], bench.Rater]] = {
         "trueskill": lambda: bench.TrueSkillRater(n, RatingParams()),
         "openskill": lambda: bench.OpenSkillRater(n),
         "batch": lambda: bench.BatchRater(n),
-    }[rater]()
+    }
+    made = makers[rater]()
     updates = [bench.Update(1, (f,)) for f in _finishes(n, 400, 5)]
     run = bench.measure(updates, made, 400, list(range(n)))
     assert run.tau_at[400] == 1.0

@@ -22,7 +22,7 @@ def _run(capsys, *argv):
     return code, out, err
 
 
-def test_presets_lists_every_preset_with_its_player_range(capsys):
+def test_presets_lists_every_preset_with_its_player_range(capsys) -> None:
     code, out, _ = _run(capsys, "presets")
     assert code == 0
     for name in PRESETS:
@@ -30,7 +30,7 @@ def test_presets_lists_every_preset_with_its_player_range(capsys):
     assert "4-8 players" in out
 
 
-def test_options_lists_every_option_with_default_values_and_help(capsys):
+def test_options_lists_every_option_with_default_values_and_help(capsys) -> None:
     code, out, _ = _run(capsys, "options")
     assert code == 0
     for name, spec in OPTIONS.items():
@@ -38,7 +38,7 @@ def test_options_lists_every_option_with_default_values_and_help(capsys):
         assert spec["help"] in out
 
 
-def test_rules_shows_the_description_options_and_schedule_per_player_count(capsys):
+def test_rules_shows_the_description_options_and_schedule_per_player_count(capsys) -> None:
     code, out, _ = _run(capsys, "rules", "oh-hell", "--set", "max_cards=5")
     assert code == 0
     assert "Hook: the dealer may not bid" in out
@@ -46,13 +46,13 @@ def test_rules_shows_the_description_options_and_schedule_per_player_count(capsy
     assert "3 players: 5 4 3 2 1 2 3 4 5 (9 deals)" in out
 
 
-def test_rules_of_a_target_score_preset_say_the_game_runs_to_the_target(capsys):
+def test_rules_of_a_target_score_preset_say_the_game_runs_to_the_target(capsys) -> None:
     code, out, _ = _run(capsys, "rules", "oh-well")
     assert code == 0
     assert "4 players: 13 repeated until the target score" in out
 
 
-def test_simulate_prints_standings_per_player_type(capsys):
+def test_simulate_prints_standings_per_player_type(capsys) -> None:
     code, out, err = _run(
         capsys, "simulate", "--variant", "oh-hell", "--set", "deals=2", "--games", "3", *MATCH
     )
@@ -63,7 +63,7 @@ def test_simulate_prints_standings_per_player_type(capsys):
     assert err == ""  # no progress bar when stderr is not a terminal
 
 
-def test_simulate_as_json_with_a_progress_bar_and_a_replay_file(capsys, tmp_path):
+def test_simulate_as_json_with_a_progress_bar_and_a_replay_file(capsys, tmp_path) -> None:
     replay = tmp_path / "first.json"
     code, out, err = _run(
         capsys,
@@ -88,7 +88,7 @@ def test_simulate_as_json_with_a_progress_bar_and_a_replay_file(capsys, tmp_path
     assert _run(capsys, "verify", str(replay))[0] == 0
 
 
-def test_replay_writes_a_game_that_verify_accepts(capsys, tmp_path):
+def test_replay_writes_a_game_that_verify_accepts(capsys, tmp_path) -> None:
     out_file = tmp_path / "game.json"
     code, out, _ = _run(
         capsys, "replay", "nomination-whist", *MATCH, "--seed", "4", "--out", str(out_file)
@@ -100,7 +100,7 @@ def test_replay_writes_a_game_that_verify_accepts(capsys, tmp_path):
     assert out.startswith("OK: 13 deals, finished")
 
 
-def test_verify_rejects_a_tampered_replay_with_the_engine_message(capsys, tmp_path):
+def test_verify_rejects_a_tampered_replay_with_the_engine_message(capsys, tmp_path) -> None:
     path = tmp_path / "game.json"
     assert _run(capsys, "replay", "oh-hell", *MATCH, "--set", "deals=2", "--out", str(path))[0] == 0
     data = json.loads(path.read_text())
@@ -142,14 +142,14 @@ def test_verify_rejects_a_tampered_replay_with_the_engine_message(capsys, tmp_pa
         ([], "required"),
     ],
 )
-def test_bad_input_exits_2_with_a_message_naming_the_problem(capsys, argv, message):
+def test_bad_input_exits_2_with_a_message_naming_the_problem(capsys, argv, message) -> None:
     code, _, err = _run(capsys, *argv)
     assert code == 2
     assert message in err
     assert "Traceback" not in err
 
 
-def test_verify_refuses_invalid_json_and_files_that_are_not_replays(capsys, tmp_path):
+def test_verify_refuses_invalid_json_and_files_that_are_not_replays(capsys, tmp_path) -> None:
     broken = tmp_path / "broken.json"
     broken.write_text("{not json")
     code, _, err = _run(capsys, "verify", str(broken))
@@ -162,7 +162,7 @@ def test_verify_refuses_invalid_json_and_files_that_are_not_replays(capsys, tmp_
     assert "not a replay" in err
 
 
-def test_replay_refuses_an_unwritable_output_file(capsys, tmp_path):
+def test_replay_refuses_an_unwritable_output_file(capsys, tmp_path) -> None:
     target = tmp_path / "missing" / "game.json"
     code, _, err = _run(
         capsys, "replay", "oh-hell", *MATCH, "--set", "deals=1", "--out", str(target)
@@ -171,14 +171,14 @@ def test_replay_refuses_an_unwritable_output_file(capsys, tmp_path):
     assert "cannot write" in err
 
 
-def test_option_values_read_as_json_where_they_parse():
+def test_option_values_read_as_json_where_they_parse() -> None:
     assert parse_value("7") == 7
     assert parse_value("false") is False
     assert parse_value("null") is None
     assert parse_value("10+bid") == "10+bid"
 
 
-def test_the_console_script_runs_as_a_program():
+def test_the_console_script_runs_as_a_program() -> None:
     script = shutil.which("ohhell") or str(Path(sys.executable).parent / "ohhell")
     if not Path(script).exists():
         pytest.skip("the ohhell console script is not installed (pip install -e .)")
@@ -190,7 +190,7 @@ def test_the_console_script_runs_as_a_program():
     assert "unknown preset 'nope'" in bad.stderr
 
 
-def test_rules_accept_made_zero_given_as_a_number(capsys):
+def test_rules_accept_made_zero_given_as_a_number(capsys) -> None:
     code, out, err = _run(capsys, "rules", "oh-hell", "--set", "made_zero=5")
 
     assert code == 0, err

@@ -37,14 +37,14 @@ def _season(helping: bool) -> tuple[float, float]:
     return ours, theirs
 
 
-def test_a_helping_partner_raises_the_beneficiarys_total_and_lowers_its_own():
+def test_a_helping_partner_raises_the_beneficiarys_total_and_lowers_its_own() -> None:
     honest_beneficiary, honest_partner = _season(helping=False)
     helped_beneficiary, helping_partner = _season(helping=True)
     assert helped_beneficiary > honest_beneficiary + 8
     assert helping_partner < honest_partner - 20
 
 
-def test_the_helping_seat_bids_as_the_heuristic_does():
+def test_the_helping_seat_bids_as_the_heuristic_does() -> None:
     game = Game(preset("oh-hell"), 4, 5)
     obs = game.observation(game.acting_seat)
     legal = game.legal_bids()

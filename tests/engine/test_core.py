@@ -2,8 +2,8 @@
 
 Every implementation of ``engine.core.CoreGame`` (the compiled core where it was built, and
 ``ReferenceGame`` over ``Game``) is driven through random legal actions beside a plain ``Game``
-over random variants (every option, tests/engine/strategies.py) and every preset, and must agree
-with it on everything a player or a search could read: dealer, seat to act, hands, legal
+over random variants (every option, tests/support/engine_strategies.py) and every preset, and must
+agree with it on everything a player or a search could read: dealer, seat to act, hands, legal
 actions, trump, bids, tricks, totals and the winner's bonus.
 """
 
@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from engine import PRESETS, Game, IllegalActionError, InvalidSeedError, Variant, core, preset
 from engine.cards import CARD_INDEX
 from engine.dealing import MAX_SEED
-from tests.engine.strategies import variant_and_players
+from tests.support.engine_strategies import variant_and_players
 
 DIFFERENTIAL = settings(max_examples=60, deadline=None)
 MAKERS: dict[str, Callable[[Variant, int, int], core.CoreGame]] = {

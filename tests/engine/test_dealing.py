@@ -12,7 +12,7 @@ import pytest
 
 from engine import CARD_NAMES, PRESETS, Game, preset
 from engine.cards import card_names
-from tests.engine.support import play_random, play_random_deal, random_game
+from tests.support.engine import play_random, play_random_deal, random_game
 
 SUITS = "CDHS"
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.layering import imported_roots
+from tests.support.layering import imported_roots
 
 ENGINE = Path(__file__).resolve().parents[2] / "engine"
 

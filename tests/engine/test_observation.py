@@ -10,7 +10,7 @@ import pytest
 
 from engine import Game, preset
 from engine.errors import InvalidSeatError
-from tests.engine.support import play_random
+from tests.support.engine import play_random
 
 CARD = re.compile(r'"([2-9TJQKA][CDHS])"')
 

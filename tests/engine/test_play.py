@@ -26,7 +26,7 @@ from engine import (
 )
 from engine.cards import SUIT_MASKS
 from engine.game import winning_position
-from tests.engine.support import play_random, random_game
+from tests.support.engine import play_random, random_game
 
 ALL_CARDS = [r + s for s in "CDHS" for r in "23456789TJQKA"]
 

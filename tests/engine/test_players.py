@@ -54,7 +54,7 @@ def _cast(players, seed):
 
 
 @pytest.mark.parametrize("name", list(PRESETS))
-def test_players_always_return_a_legal_action_in_every_preset_and_player_count(name):
+def test_players_always_return_a_legal_action_in_every_preset_and_player_count(name) -> None:
     variant = _short(name)
     for players in range(variant.min_players, variant.max_players + 1):
         seats = _cast(players, players)
@@ -63,13 +63,13 @@ def test_players_always_return_a_legal_action_in_every_preset_and_player_count(n
         assert all(seat.calls > 0 for seat in seats)
 
 
-def test_players_finish_whole_games_of_one_card_deals_and_closed_bidding():
+def test_players_finish_whole_games_of_one_card_deals_and_closed_bidding() -> None:
     variant = preset("british-oh-hell", bidding="closed", deals=2)
     game = play_game(variant, 5, 3, _cast(5, 3))
     assert game.is_over
 
 
-def test_player_modules_never_import_the_game():
+def test_player_modules_never_import_the_game() -> None:
     # Players see only observations, so they can run behind HTTP exactly as they run here.
     folder = Path(__file__).resolve().parents[2] / "engine" / "players"
     for path in folder.glob("*.py"):
@@ -79,7 +79,7 @@ def test_player_modules_never_import_the_game():
 
 
 @pytest.mark.parametrize("kind", PLAYER_KINDS)
-def test_a_player_decides_the_same_from_an_observation_sent_as_json(kind):
+def test_a_player_decides_the_same_from_an_observation_sent_as_json(kind) -> None:
     game = Game(preset("oh-hell"), 4, 11)
     direct = make_player(kind, 5, **({"samples": 3} if kind == "search" else {}))
     remote = make_player(kind, 5, **({"samples": 3} if kind == "search" else {}))
@@ -94,7 +94,7 @@ def test_a_player_decides_the_same_from_an_observation_sent_as_json(kind):
 
 
 @pytest.mark.parametrize("kind", PLAYER_KINDS)
-def test_players_are_deterministic_from_their_seed(kind):
+def test_players_are_deterministic_from_their_seed(kind) -> None:
     options = {"samples": 2} if kind == "search" else {}
     variant = _short("oh-hell")
 
@@ -105,7 +105,7 @@ def test_players_are_deterministic_from_their_seed(kind):
     assert totals(3) == totals(3)
 
 
-def test_different_seeds_give_the_random_player_different_games():
+def test_different_seeds_give_the_random_player_different_games() -> None:
     variant = _short("oh-hell")
     games = [
         play_game(variant, 4, 1, [make_player("random", seed * 10 + s) for s in range(4)])
@@ -121,7 +121,7 @@ def _dealer_to_bid(variant_name="oh-hell", seed=0):
     return game
 
 
-def test_heuristic_dealer_respects_the_hook():
+def test_heuristic_dealer_respects_the_hook() -> None:
     for seed in range(30):
         game = _dealer_to_bid(seed=seed)
         forbidden = game.forbidden_bid()
@@ -130,7 +130,7 @@ def test_heuristic_dealer_respects_the_hook():
         assert bid in game.legal_bids()
 
 
-def test_heuristic_takes_the_nearest_legal_bid_when_the_hook_forbids_its_choice():
+def test_heuristic_takes_the_nearest_legal_bid_when_the_hook_forbids_its_choice() -> None:
     game = _dealer_to_bid(seed=4)
     obs = game.observation(game.dealer)
     everything = tuple(range(game.hand_size + 1))
@@ -139,7 +139,7 @@ def test_heuristic_takes_the_nearest_legal_bid_when_the_hook_forbids_its_choice(
     assert abs(HeuristicPlayer(0).bid(obs, hooked) - natural) == 1
 
 
-def test_heuristic_wins_with_its_cheapest_winner_when_it_needs_a_trick_and_plays_last():
+def test_heuristic_wins_with_its_cheapest_winner_when_it_needs_a_trick_and_plays_last() -> None:
     hand = mask_of(["AH", "KH", "3H", "2C"])
     trick = [CARD_INDEX["QH"], CARD_INDEX["5H"], CARD_INDEX["4H"]]
     legal = hand & SUIT_MASKS[2]
@@ -147,7 +147,7 @@ def test_heuristic_wins_with_its_cheapest_winner_when_it_needs_a_trick_and_plays
     assert card == CARD_INDEX["KH"]
 
 
-def test_heuristic_ducks_with_its_highest_loser_once_its_bid_is_made():
+def test_heuristic_ducks_with_its_highest_loser_once_its_bid_is_made() -> None:
     hand = mask_of(["AH", "JH", "3H", "2C"])
     trick = [CARD_INDEX["QH"], CARD_INDEX["5H"], CARD_INDEX["4H"]]
     legal = hand & SUIT_MASKS[2]
@@ -155,7 +155,7 @@ def test_heuristic_ducks_with_its_highest_loser_once_its_bid_is_made():
     assert card == CARD_INDEX["JH"]
 
 
-def test_heuristic_with_full_noise_still_plays_legally_and_bad_noise_is_refused():
+def test_heuristic_with_full_noise_still_plays_legally_and_bad_noise_is_refused() -> None:
     game = play_game(
         _short("oh-hell"), 4, 2, [Checked(HeuristicPlayer(s, noise=1.0)) for s in range(4)]
     )
@@ -164,7 +164,7 @@ def test_heuristic_with_full_noise_still_plays_legally_and_bad_noise_is_refused(
         make_player("heuristic", 0, noise=1.5)
 
 
-def test_make_player_refuses_unknown_names_and_options():
+def test_make_player_refuses_unknown_names_and_options() -> None:
     with pytest.raises(ValueError, match="unknown player 'mcts'"):
         make_player("mcts", 0)
     with pytest.raises(ValueError, match="bad options for player 'random'"):
@@ -187,7 +187,7 @@ def _mid_deal(seed=5, actions=22, variant_name="oh-hell"):
     return game
 
 
-def test_search_respects_its_sample_budget(monkeypatch):
+def test_search_respects_its_sample_budget(monkeypatch) -> None:
     game = _mid_deal()
     calls = []
     real = sim.sample_hands
@@ -201,7 +201,7 @@ def test_search_respects_its_sample_budget(monkeypatch):
     assert len(calls) == 5 or len(game.legal_cards()) == 1
 
 
-def test_search_stops_at_its_time_budget():
+def test_search_stops_at_its_time_budget() -> None:
     game = _mid_deal(actions=2)
     player = SearchPlayer(1, samples=10**6, max_ms=20)
     started = time.perf_counter()
@@ -210,7 +210,7 @@ def test_search_stops_at_its_time_budget():
 
 
 @pytest.mark.parametrize("variant_name", ["oh-hell", "la-podrida", "oh-well"])
-def test_sampled_deals_agree_with_everything_the_seat_has_seen(variant_name):
+def test_sampled_deals_agree_with_everything_the_seat_has_seen(variant_name) -> None:
     game = _mid_deal(seed=9, actions=24, variant_name=variant_name)
     seat = game.to_act
     view = read_view(game.observation(seat))
@@ -236,7 +236,7 @@ def test_sampled_deals_agree_with_everything_the_seat_has_seen(variant_name):
             assert hands[view.trump_holder] >> view.trump_card & 1
 
 
-def test_simulate_rotates_seats_and_summarises_each_player_type():
+def test_simulate_rotates_seats_and_summarises_each_player_type() -> None:
     summary = simulate(_short("oh-hell"), 4, 1, ["heuristic", "random"] * 2, 4)
     assert seat_names(["a", "b", "c", "d"], 1) == ["b", "c", "d", "a"]
     assert summary.games == 4
@@ -246,7 +246,7 @@ def test_simulate_rotates_seats_and_summarises_each_player_type():
     assert 0.0 <= rows["random"]["exact_bid_rate"] <= 1.0
 
 
-def test_simulate_is_deterministic_from_its_seed_and_reports_progress():
+def test_simulate_is_deterministic_from_its_seed_and_reports_progress() -> None:
     seen = []
     first = simulate(
         _short("blackout"),

@@ -32,8 +32,8 @@ from engine import (
     replay_game,
 )
 from engine.cards import card_names
-from tests.engine.strategies import variant_and_players
-from tests.engine.support import play_random, trick_winner
+from tests.support.engine import play_random, trick_winner
+from tests.support.engine_strategies import variant_and_players
 
 ALL_CARDS = [r + s for s in "CDHS" for r in "23456789TJQKA"]
 CARD = re.compile(rb'"([2-9TJQKA][CDHS])"')
@@ -217,7 +217,7 @@ def test_the_same_seed_gives_the_same_game(case: tuple[Variant, int], seed: int)
 HASH_SCRIPT = """
 import hashlib, json, random, sys
 from engine import Game, preset
-from tests.engine.support import play_random
+from tests.support.engine import play_random
 out = hashlib.sha256()
 for name, players, seed in [("oh-hell", 4, 1), ("nomination-whist", 6, 2), ("oh-well", 3, 3)]:
     game = play_random(Game(preset(name), players, seed), random.Random(seed))

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from engine import Game, InvalidReplayError, preset, replay_game, verify_replay
-from tests.engine.support import play_random, random_game
+from tests.support.engine import play_random, random_game
 
 GOLDEN = Path(__file__).parent / "golden"
 GOLDEN_GAMES = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine import PRESETS, Game, preset
-from tests.engine.support import random_game
+from tests.support.engine import random_game
 
 DOWN_UP_10 = [10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
 DOWN_UP_8 = [8, 7, 6, 5, 4, 3, 2, 1, 2, 3, 4, 5, 6, 7, 8]

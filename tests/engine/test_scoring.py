@@ -19,7 +19,7 @@ from engine.scoring import (
     shared_ranks,
 )
 from engine.variant import Made, MadeZero, Missed
-from tests.engine.support import play_deal, random_game, tricks_with_fixed_play
+from tests.support.engine import play_deal, random_game, tricks_with_fixed_play
 
 
 def one_deal(cards: int = 7, **options: object) -> Variant:

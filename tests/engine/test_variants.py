@@ -11,8 +11,8 @@ from hypothesis import given, settings
 
 from engine import OPTIONS, PRESETS, Game, InvalidVariantError, Variant, preset
 from engine.variant import CHOICES, Bidding, MadeZero
-from tests.engine.strategies import variants
-from tests.engine.support import random_game
+from tests.support.engine import random_game
+from tests.support.engine_strategies import variants
 
 SCHEMA_KEYS = {
     "schema",

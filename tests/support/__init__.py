@@ -1,1 +1,2 @@
-"""Support shared by tests across the tree: users and API clients, servers on a background loop."""
+"""Helpers shared by tests: users and clients, bot servers, workers, worlds of rows, browsers and
+proxies. Test modules import helpers from here only, never from one another."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -39,3 +40,15 @@ def client_for(user: User | None) -> APIClient:
         token, _ = Token.objects.get_or_create(user=user)
         client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
     return client
+
+
+def ladder_teams_apart(bots: Sequence) -> None:
+    """Give each bot an owner of its own and list loopback as a shared host: a ladder seats one
+    bot of a team at a table, and every test bot runs on 127.0.0.1 (bots verified by a worker
+    store that address)."""
+    from tournaments.models import SharedHost
+
+    SharedHost.objects.get_or_create(address="127.0.0.1")
+    for bot in bots:
+        bot.owner = make_confirmed_user(f"owner-of-{bot.pk}")
+        bot.save(update_fields=["owner"])

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -12,14 +11,15 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 from django.conf import settings
 
 from tests.support.loops import LoopServers
-from tests.tournaments.workers import ROOT, database_url
+from tests.support.scripted_bot import ScriptedBot
+from tests.support.workers import ROOT, database_url
 
 
 @pytest.fixture(autouse=True)
@@ -29,53 +29,6 @@ def _isolated_cache(settings) -> None:
     for conf in caches.values():
         conf["KEY_PREFIX"] = f"test-{uuid.uuid4().hex}"
     settings.CACHES = caches
-
-
-class ScriptedBot(BaseHTTPRequestHandler):
-    """A bot whose behaviour is chosen by the request path, e.g. ``/ok`` or ``/slow``."""
-
-    received: list[dict] = []
-
-    def log_message(self, *args) -> None:
-        pass
-
-    def _answer(self, status: int, body: bytes, headers: dict | None = None) -> None:
-        self.send_response(status)
-        for name, value in (headers or {"Content-Type": "application/json"}).items():
-            self.send_header(name, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def do_POST(self) -> None:
-        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        self.received.append({"path": self.path, "headers": dict(self.headers), "body": body})
-        behaviour = self.path.strip("/")
-        if behaviour == "ok":
-            self._answer(200, json.dumps({"name": "scripted"}).encode())
-        elif behaviour == "error":
-            self._answer(500, b"{}")
-        elif behaviour == "redirect":
-            self._answer(302, b"", {"Location": "http://169.254.169.254/latest/meta-data/"})
-        elif behaviour == "not-json":
-            self._answer(200, b"<html>hello</html>")
-        elif behaviour == "array":
-            self._answer(200, b"[1, 2, 3]")
-        elif behaviour == "huge":
-            self._answer(200, b'{"pad": "' + b"x" * (2 * 1024 * 1024) + b'"}')
-        elif behaviour == "slow":
-            time.sleep(3)
-            self._answer(200, b"{}")
-        elif behaviour == "trickle":
-            self.send_response(200)
-            self.send_header("Content-Length", "100")
-            self.end_headers()
-            for _ in range(100):
-                self.wfile.write(b" ")
-                self.wfile.flush()
-                time.sleep(0.1)
-        else:
-            self._answer(404, b"{}")
 
 
 @pytest.fixture(scope="session")
@@ -161,19 +114,6 @@ def example_bots() -> Iterator[ExampleBots]:
     """Start the heuristic and random example bots once for the session."""
     with ExampleBots() as bots:
         yield bots
-
-
-def ladder_teams_apart(bots: Sequence) -> None:
-    """Give each bot an owner of its own and list loopback as a shared host: a ladder seats one
-    bot of a team at a table, and every test bot runs on 127.0.0.1 (bots verified by a worker
-    store that address)."""
-    from tests.support.users import make_confirmed_user
-    from tournaments.models import SharedHost
-
-    SharedHost.objects.get_or_create(address="127.0.0.1")
-    for bot in bots:
-        bot.owner = make_confirmed_user(f"owner-of-{bot.pk}")
-        bot.save(update_fields=["owner"])
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from tests.support.admin_forms import change_form_data
-from tests.tournaments.conftest import ScriptedBot
+from tests.support.scripted_bot import ScriptedBot
 from tournaments import models
 from tournaments.admin import MatchAdmin, RatingRecomputeAdmin, TournamentAdmin
 from tournaments.models import (
@@ -108,12 +108,12 @@ def registered(model: type[Model], kind: type[ModelAdminT]) -> ModelAdminT:
     return model_admin
 
 
-def test_every_model_is_registered():
+def test_every_model_is_registered() -> None:
     assert all(admin.site.is_registered(model) for model in ALL_MODELS)
 
 
 @pytest.mark.parametrize("model", ALL_MODELS, ids=lambda m: m.__name__)
-def test_every_list_page_renders_with_search_and_filters(admin_client, populated, model):
+def test_every_list_page_renders_with_search_and_filters(admin_client, populated, model) -> None:
     url = reverse(f"admin:tournaments_{model._meta.model_name}_changelist")
     assert admin_client.get(url).status_code == 200
     assert admin_client.get(url, {"q": "bot"}).status_code == 200
@@ -136,7 +136,7 @@ def test_every_list_page_renders_with_search_and_filters(admin_client, populated
 )
 def test_list_pages_make_the_same_queries_for_more_rows(
     admin_client, populated, make_bot, owner, model
-):
+) -> None:
     url = reverse(f"admin:tournaments_{model._meta.model_name}_changelist")
     with CaptureQueriesContext(connection) as before:
         admin_client.get(url)
@@ -147,7 +147,7 @@ def test_list_pages_make_the_same_queries_for_more_rows(
 
 
 @pytest.mark.parametrize("model", ALL_MODELS, ids=lambda m: m.__name__)
-def test_every_change_page_renders_without_the_secret(admin_client, populated, model):
+def test_every_change_page_renders_without_the_secret(admin_client, populated, model) -> None:
     row = model.objects.first()
     url = reverse(f"admin:tournaments_{model._meta.model_name}_change", args=[row.pk])
     response = admin_client.get(url)
@@ -156,7 +156,7 @@ def test_every_change_page_renders_without_the_secret(admin_client, populated, m
         assert bot.secret not in response.content.decode()
 
 
-def test_staff_list_a_shared_host_which_records_who_did(admin_client, staff):
+def test_staff_list_a_shared_host_which_records_who_did(admin_client, staff) -> None:
     url = reverse("admin:tournaments_sharedhost_add")
     response = admin_client.post(url, {"address": "::ffff:192.0.2.9", "note": "course server"})
     assert response.status_code == 302
@@ -164,7 +164,7 @@ def test_staff_list_a_shared_host_which_records_who_did(admin_client, staff):
     assert (host.address, host.note, host.created_by) == ("192.0.2.9", "course server", staff)
 
 
-def test_staff_disable_and_enable_bots_from_the_list(admin_client, make_bot, owner):
+def test_staff_disable_and_enable_bots_from_the_list(admin_client, make_bot, owner) -> None:
     bots = [make_bot(owner, status=BotStatus.ACTIVE) for _ in range(2)]
     url = reverse("admin:tournaments_bot_changelist")
     ids = [b.pk for b in bots]
@@ -177,7 +177,7 @@ def test_staff_disable_and_enable_bots_from_the_list(admin_client, make_bot, own
 
 def test_staff_verify_bots_from_the_list_queues_the_checks(
     admin_client, make_bot, owner, scripted_bot_server, loopback_allowed
-):
+) -> None:
     bots = [make_bot(owner, endpoint_url=f"{scripted_bot_server}/ok") for _ in range(25)]
     ScriptedBot.received.clear()
     url = reverse("admin:tournaments_bot_changelist")
@@ -193,7 +193,7 @@ def test_staff_verify_bots_from_the_list_queues_the_checks(
     assert checks.count() == 25 and not checks.exclude(ok__isnull=True).exists()
 
 
-def test_a_match_shows_its_duration(admin_client, oh_hell):
+def test_a_match_shows_its_duration(admin_client, oh_hell) -> None:
     now = timezone.now()
     match = Match.objects.create(
         variant=oh_hell,
@@ -204,7 +204,7 @@ def test_a_match_shows_its_duration(admin_client, oh_hell):
     assert registered(Match, MatchAdmin).duration(match) == "3.0 s"
 
 
-def test_non_staff_cannot_reach_the_admin(client, owner):
+def test_non_staff_cannot_reach_the_admin(client, owner) -> None:
     client.force_login(owner)
     response = client.get(reverse("admin:tournaments_bot_changelist"))
     assert response.status_code == 302
@@ -225,7 +225,7 @@ def cup(organiser, oh_hell, make_bot, owner):
     )
 
 
-def test_the_tournament_list_shows_progress(admin_client, cup, rf):
+def test_the_tournament_list_shows_progress(admin_client, cup, rf) -> None:
     tournament_admin = registered(Tournament, TournamentAdmin)
     row = tournament_admin.get_queryset(rf.get("/")).get(pk=cup.pk)
     assert tournament_admin.progress(row) == "-"
@@ -239,7 +239,7 @@ def test_the_tournament_list_shows_progress(admin_client, cup, rf):
     assert tournament_admin.progress(row) == "0/1 (0%)"
 
 
-def test_staff_start_pause_resume_and_cancel_tournaments_from_the_list(admin_client, cup):
+def test_staff_start_pause_resume_and_cancel_tournaments_from_the_list(admin_client, cup) -> None:
     url = reverse("admin:tournaments_tournament_changelist")
 
     def act(action):
@@ -260,7 +260,7 @@ def test_staff_start_pause_resume_and_cancel_tournaments_from_the_list(admin_cli
     assert messages == ["cup: a cancelled tournament cannot be started"]
 
 
-def test_staff_retry_failed_matches_and_other_matches_are_left_alone(admin_client, oh_hell):
+def test_staff_retry_failed_matches_and_other_matches_are_left_alone(admin_client, oh_hell) -> None:
     failed = Match.objects.create(variant=oh_hell, status="failed", attempts=3, error="lost")
     finished = Match.objects.create(variant=oh_hell, status="finished", finished_at=timezone.now())
     response = admin_client.post(
@@ -276,7 +276,7 @@ def test_staff_retry_failed_matches_and_other_matches_are_left_alone(admin_clien
     assert Match.objects.get(pk=finished.pk).status == "finished"
 
 
-def test_match_seats_are_shown_read_only(admin_client, populated):
+def test_match_seats_are_shown_read_only(admin_client, populated) -> None:
     match = Match.objects.earliest("pk")
     url = reverse("admin:tournaments_match_change", args=[match.pk])
     response = admin_client.get(url)
@@ -287,7 +287,7 @@ def test_match_seats_are_shown_read_only(admin_client, populated):
 @pytest.mark.parametrize(
     "model", [models.Rating, models.RatingHistory, models.Replay, models.SeatFault]
 )
-def test_results_and_ratings_are_read_only(admin_client, populated, model):
+def test_results_and_ratings_are_read_only(admin_client, populated, model) -> None:
     row = model.objects.first()
     before = model.objects.count()
     change = reverse(f"admin:tournaments_{model._meta.model_name}_change", args=[row.pk])
@@ -299,7 +299,7 @@ def test_results_and_ratings_are_read_only(admin_client, populated, model):
     assert model.objects.count() == before
 
 
-def test_staff_request_a_recompute_from_the_admin(admin_client, staff):
+def test_staff_request_a_recompute_from_the_admin(admin_client, staff) -> None:
     add = reverse("admin:tournaments_ratingrecompute_add")
     assert admin_client.get(add).status_code == 200
     response = admin_client.post(add, {})
@@ -323,7 +323,7 @@ def test_staff_request_a_recompute_from_the_admin(admin_client, staff):
 
 def test_a_started_or_finished_tournament_keeps_its_definition_and_status_in_the_admin(
     admin_client, cup, oh_hell
-):
+) -> None:
     tournament_start(tournament=cup)
     assert tournament_generate(tournament_id=cup.pk) == "running"
     Match.objects.filter(tournament=cup).update(status="cancelled")
@@ -342,7 +342,7 @@ def test_a_started_or_finished_tournament_keeps_its_definition_and_status_in_the
     assert not inline.has_delete_permission
 
 
-def test_a_draft_tournaments_status_moves_only_through_the_actions(admin_client, cup):
+def test_a_draft_tournaments_status_moves_only_through_the_actions(admin_client, cup) -> None:
     url = reverse("admin:tournaments_tournament_change", args=[cup.pk])
     for status in ("running", "finished"):
         response = admin_client.post(url, change_form_data(admin_client, cup, status=status))
@@ -351,12 +351,12 @@ def test_a_draft_tournaments_status_moves_only_through_the_actions(admin_client,
         assert cup.status == "draft"
 
 
-def test_the_tournament_form_says_duplicate_deals_come_round_again(admin_client):
+def test_the_tournament_form_says_duplicate_deals_come_round_again(admin_client) -> None:
     body = admin_client.get(reverse("admin:tournaments_tournament_add")).content.decode()
     assert DEALS["duplicate"] in body  # the admin shows help text as written
 
 
-def test_staff_cannot_change_what_a_match_deals_in_the_admin(admin_client, oh_hell):
+def test_staff_cannot_change_what_a_match_deals_in_the_admin(admin_client, oh_hell) -> None:
     match = Match.objects.create(variant=oh_hell, seed=41, time_limit_ms=500)
     before = (match.seed, match.variant_id, match.duplicate_group, match.time_limit_ms)
     url = reverse("admin:tournaments_match_change", args=[match.pk])
@@ -367,7 +367,7 @@ def test_staff_cannot_change_what_a_match_deals_in_the_admin(admin_client, oh_he
     assert (match.seed, match.variant_id, match.duplicate_group, match.time_limit_ms) == before
 
 
-def test_staff_may_withdraw_a_confirmed_address_in_the_admin(admin_client, owner):
+def test_staff_may_withdraw_a_confirmed_address_in_the_admin(admin_client, owner) -> None:
     assert models.is_email_confirmed(owner)
     url = reverse("admin:tournaments_confirmedemail_delete", args=[owner.pk])
     assert admin_client.post(url, {"post": "yes"}).status_code == 302

@@ -22,7 +22,9 @@ def flagged(make_bot, owner, oh_hell, settings):
     return CollusionFlag.objects.get()
 
 
-def test_staff_read_the_flagged_pairs_and_the_scan_with_its_evidence(client, staff, flagged):
+def test_staff_read_the_flagged_pairs_and_the_scan_with_its_evidence(
+    client, staff, flagged
+) -> None:
     client.force_login(staff)
     flags = client.get(reverse("admin:tournaments_collusionflag_changelist"))
     assert flags.status_code == 200
@@ -37,7 +39,7 @@ def test_staff_read_the_flagged_pairs_and_the_scan_with_its_evidence(client, sta
     assert listing.status_code == 200
 
 
-def test_the_flags_are_read_only_and_hidden_from_non_staff(client, staff, owner, flagged):
+def test_the_flags_are_read_only_and_hidden_from_non_staff(client, staff, owner, flagged) -> None:
     client.force_login(staff)
     change = reverse("admin:tournaments_collusionflag_change", args=[flagged.pk])
     delete = reverse("admin:tournaments_collusionflag_delete", args=[flagged.pk])

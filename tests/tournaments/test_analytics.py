@@ -14,7 +14,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
-from tests.tournaments.dashboard.world import World, build_world, play_and_record, queue_match
+from tests.support.world import World, build_world, play_and_record, queue_match
 from tournaments.cache_keys import bot_analytics_key
 from tournaments.models import (
     Bot,

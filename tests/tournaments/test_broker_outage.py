@@ -18,7 +18,7 @@ import pytest
 from django.db import connection
 
 from config.celery_app import app as celery_app
-from tests.tournaments.workers import needs_postgres_and_redis, wait_for
+from tests.support.workers import needs_postgres_and_redis, wait_for
 from tournaments.models import Match, MatchStatus, Replay
 from tournaments.services.matches import match_create
 from tournaments.tasks import run_match
@@ -67,7 +67,7 @@ def hooked_bots(playing_bots, example_bots):
 
 def test_workers_with_matches_in_play_ride_out_the_broker_killed_and_started_again(
     hooked_bots, short_variant, example_bots, start_worker, private_redis, queue
-):
+) -> None:
     broker = private_redis.url
     env = {"REDIS_URL": broker}
     # Each worker plays one match on its own queue with room for a second, as a deployment's
@@ -150,7 +150,7 @@ def test_workers_with_matches_in_play_ride_out_the_broker_killed_and_started_aga
 
 def test_a_worker_started_while_the_broker_is_down_connects_once_it_is_up(
     playing_bots, short_variant, start_worker, private_redis
-):
+) -> None:
     broker = private_redis.url
     private_redis.kill()
     worker = start_worker(

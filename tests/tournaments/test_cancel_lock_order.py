@@ -16,8 +16,8 @@ import psycopg
 import pytest
 from django.db import connection
 
-from tests.tournaments.starting import play_one_match_cup
-from tests.tournaments.workers import database_url, needs_postgres_and_redis, wait_for
+from tests.support.starting import play_one_match_cup
+from tests.support.workers import database_url, needs_postgres_and_redis, wait_for
 from tournaments.models import Match, MatchStatus, TournamentStatus
 from tournaments.services.outcomes import match_record_outcome
 from tournaments.services.tournaments import tournament_cancel
@@ -66,7 +66,7 @@ def _waiting_on_locks() -> int:
 
 def test_cancelling_while_a_late_outcome_waits_for_its_failing_match_does_not_deadlock(
     organiser, playing_bots, short_variant, queue
-):
+) -> None:
     attempt = play_one_match_cup(
         organiser=organiser, bots=playing_bots(4), variant=short_variant, name="locked cup"
     )

@@ -17,9 +17,9 @@ from collections import Counter
 import pytest
 from django.utils import timezone
 
-from tests.tournaments.conftest import ladder_teams_apart
-from tests.tournaments.services.rating_world import assert_live_equals_recompute
-from tests.tournaments.workers import (
+from tests.support.rating_world import assert_live_equals_recompute
+from tests.support.users import ladder_teams_apart
+from tests.support.workers import (
     drop_database_connections,
     kill_worker,
     needs_postgres_and_redis,
@@ -86,7 +86,7 @@ def _settled() -> bool:
 
 def test_matches_end_once_and_ratings_equal_a_recompute_through_kills_and_outages(
     playing_bots, short_variant, organiser, start_worker, private_redis
-):
+) -> None:
     players = playing_bots(13)
     for bot in players:  # the example server answers after a pause on these paths
         bot.endpoint_url = bot.endpoint_url.replace("/b", "/slow/b")

@@ -57,12 +57,12 @@ def address(settings, proxies: TrustedProxies, remote: str, forwarded: str | Non
 )
 def test_the_client_is_the_first_address_left_of_the_trusted_proxies(
     settings, proxies, remote, forwarded, client
-):
+) -> None:
     assert address(settings, proxies, remote, forwarded) == client
 
 
 @pytest.mark.parametrize("proxies", [ONE, NETWORKS], ids=["count", "networks"])
-def test_a_spoofed_left_most_value_changes_nothing(settings, proxies):
+def test_a_spoofed_left_most_value_changes_nothing(settings, proxies) -> None:
     seen = {
         address(settings, proxies, "127.0.0.1", f"{spoof}, 203.0.113.9")
         for spoof in ("1.1.1.1", "10.0.0.1", "127.0.0.1", "::1", "garbage")
@@ -70,6 +70,6 @@ def test_a_spoofed_left_most_value_changes_nothing(settings, proxies):
     assert seen == {"203.0.113.9"}
 
 
-def test_a_connection_without_an_address_is_answered_as_it_is(settings):
+def test_a_connection_without_an_address_is_answered_as_it_is(settings) -> None:
     # gunicorn on a Unix socket gives no REMOTE_ADDR; the header still counts for nothing.
     assert address(settings, ONE, "", "203.0.113.9") == ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.tournaments.workers import broker_queue, needs_postgres_and_redis, queue_length
+from tests.support.workers import broker_queue, needs_postgres_and_redis, queue_length
 from tournaments import dispatch
 from tournaments.dispatch import Task
 from tournaments.tasks import rate_finished_matches, top_up_ladders
@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.django_db(transaction=True), needs_postgres_and_redis]
     ("task", "run"),
     [(Task.RATE_FINISHED_MATCHES, rate_finished_matches), (Task.TOP_UP_LADDERS, top_up_ladders)],
 )
-def test_one_waiting_run_stands_for_every_request_until_it_starts(queue, task, run):
+def test_one_waiting_run_stands_for_every_request_until_it_starts(queue, task, run) -> None:
     control = broker_queue("")
     for _ in range(5):
         dispatch.send(task)  # no transaction: sent (or joined) at once
@@ -28,7 +28,7 @@ def test_one_waiting_run_stands_for_every_request_until_it_starts(queue, task, r
     assert queue_length(control) == 2
 
 
-def test_tasks_with_arguments_are_each_sent(queue):
+def test_tasks_with_arguments_are_each_sent(queue) -> None:
     matches = broker_queue("matches")
     for match_id in (10**9, 10**9 + 1):
         dispatch.send(Task.RUN_MATCH, match_id)

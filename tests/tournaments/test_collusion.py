@@ -15,7 +15,7 @@ def _units(finishes: list[Finish]) -> list[list[Finish]]:
     return [[f] for f in finishes]
 
 
-def test_a_planted_pair_is_flagged_with_the_beneficiary_and_partner_the_right_way_round():
+def test_a_planted_pair_is_flagged_with_the_beneficiary_and_partner_the_right_way_round() -> None:
     finishes = season(10, 1200, seed=3, planted=Planted(beneficiary=4, partner=2))
     found = detect(_units(finishes), min_tables=20, false_discovery_rate=0.01)
     flagged = [e for e in found if e.flagged]
@@ -31,13 +31,13 @@ def test_a_planted_pair_is_flagged_with_the_beneficiary_and_partner_the_right_wa
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
-def test_honest_fields_flag_no_pair(seed):
+def test_honest_fields_flag_no_pair(seed) -> None:
     found = detect(_units(season(10, 1200, seed=seed)), min_tables=20, false_discovery_rate=0.01)
     assert len(found) == 45  # every pair met often enough to be tested
     assert not [e for e in found if e.flagged]
 
 
-def test_an_honest_pair_of_a_strong_and_a_weak_bot_is_not_taken_for_a_sacrifice():
+def test_an_honest_pair_of_a_strong_and_a_weak_bot_is_not_taken_for_a_sacrifice() -> None:
     # The weak bot finishes below the strong one at their tables, but not below the others
     # more than it does anyway: only results against the other bots count.
     found = detect(_units(season(10, 3000, seed=9)), min_tables=20, false_discovery_rate=0.01)
@@ -46,7 +46,7 @@ def test_an_honest_pair_of_a_strong_and_a_weak_bot_is_not_taken_for_a_sacrifice(
     assert not strong_weak.flagged
 
 
-def test_pairs_with_too_few_tables_together_or_apart_are_not_tested():
+def test_pairs_with_too_few_tables_together_or_apart_are_not_tested() -> None:
     finishes = season(6, 60, seed=1)
     together = {
         (a, b): sum(1 for f in finishes if {a, b} <= set(f.bots))
@@ -61,7 +61,7 @@ def test_pairs_with_too_few_tables_together_or_apart_are_not_tested():
     assert detect(_units(always), min_tables=2, false_discovery_rate=0.05) == []
 
 
-def test_a_duplicate_group_counts_as_one_table():
+def test_a_duplicate_group_counts_as_one_table() -> None:
     # Four rotations of one table, each finishing as the field would: one unit of four finishes.
     finishes = season(8, 800, seed=2)
     grouped = [
@@ -75,7 +75,7 @@ def test_a_duplicate_group_counts_as_one_table():
     assert pair.tables == shared
 
 
-def test_benjamini_hochberg_adjusts_as_the_step_up_rule():
+def test_benjamini_hochberg_adjusts_as_the_step_up_rule() -> None:
     # m = 4: p * 4 / rank, then the running minimum from the largest down, capped at 1.
     assert benjamini_hochberg([0.01, 0.04, 0.03, 0.5]) == pytest.approx(
         [0.04, 0.0533333, 0.0533333, 0.5]

@@ -13,9 +13,9 @@ from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from engine import Game
+from tests.support.migrating import historical, migrate, migrate_to_latest
+from tests.support.starting import start_and_generate
 from tests.support.users import client_for
-from tests.tournaments.migrating import historical, migrate, migrate_to_latest
-from tests.tournaments.starting import start_and_generate
 from tournaments.models import Bot, BotStatus, Match, Tournament, TournamentFormat, Variant
 from tournaments.services.tournaments import tournament_create
 
@@ -63,7 +63,7 @@ def six_bots(organiser: User, make_bot: Callable[..., Bot]) -> list[Bot]:
 @pytest.mark.parametrize("fmt", TournamentFormat.values)
 def test_two_tournaments_given_the_same_seed_deal_different_cards(
     fmt, organiser, oh_hell, six_bots
-):
+) -> None:
     first, second = (
         start_and_generate(same_seed_tournament(organiser, oh_hell, six_bots, fmt))
         for _ in range(2)
@@ -81,7 +81,7 @@ def test_two_tournaments_given_the_same_seed_deal_different_cards(
 
 def test_the_rotations_of_a_duplicate_group_share_a_deal_no_other_tournament_has(
     organiser, oh_hell, six_bots
-):
+) -> None:
     first, second = (
         start_and_generate(
             same_seed_tournament(organiser, oh_hell, six_bots, TournamentFormat.DUPLICATE)
@@ -105,7 +105,9 @@ def test_the_rotations_of_a_duplicate_group_share_a_deal_no_other_tournament_has
     assert not deals[0] & deals[1]
 
 
-def test_every_competition_has_a_salt_of_its_own_that_is_never_shown(organiser, oh_hell, six_bots):
+def test_every_competition_has_a_salt_of_its_own_that_is_never_shown(
+    organiser, oh_hell, six_bots
+) -> None:
     tournament = start_and_generate(
         same_seed_tournament(organiser, oh_hell, six_bots, TournamentFormat.ROUND_ROBIN)
     )
@@ -124,7 +126,7 @@ def test_every_competition_has_a_salt_of_its_own_that_is_never_shown(organiser, 
 
 
 @pytest.mark.django_db(transaction=True)
-def test_existing_competitions_each_get_a_salt_and_their_matches_keep_their_deals(presets):
+def test_existing_competitions_each_get_a_salt_and_their_matches_keep_their_deals(presets) -> None:
     from tests.support.users import make_user
 
     migrate(BEFORE)

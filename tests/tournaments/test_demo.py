@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.tournaments import workers
-from tests.tournaments.workers import ROOT
+from tests.support import workers
+from tests.support.workers import ROOT
 
 
 def run_demo(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
@@ -55,7 +55,9 @@ def embedded_env(tmp_path: Path) -> Iterator[dict[str, str]]:
         assert worker.poll() is None, f"the local worker died:\n{log.read_text()[-3000:]}"
 
 
-def test_the_demo_plays_a_round_robin_and_prints_a_leaderboard_on_embedded_defaults(embedded_env):
+def test_the_demo_plays_a_round_robin_and_prints_a_leaderboard_on_embedded_defaults(
+    embedded_env,
+) -> None:
     env = embedded_env
     result = run_demo(env)
     assert result.returncode == 0, result.stderr[-2000:]
@@ -90,7 +92,7 @@ def test_the_demo_plays_a_round_robin_and_prints_a_leaderboard_on_embedded_defau
 @pytest.mark.django_db
 def test_the_reference_bots_each_have_an_owner_and_can_fill_ladder_tables_together(
     presets, loopback_allowed, settings
-):
+) -> None:
     from tournaments.demo import BotHost, register_roster, roster_on_ladders
     from tournaments.models import SharedHost
     from tournaments.services.ladders import ladders_top_up
@@ -106,3 +108,25 @@ def test_the_reference_bots_each_have_an_owner_and_can_fill_ladder_tables_togeth
         assert ladders_top_up() == 1
     finally:
         host.stop()
+
+
+def test_the_closing_lines_say_where_the_api_docs_are_and_how_to_make_an_admin() -> None:
+    from tournaments.management.commands.demo import closing_lines
+
+    lines = closing_lines(port=8001, tournament_id=3)
+    assert lines[:2] == [
+        "Dashboard: http://127.0.0.1:8001/",
+        "Tournament: http://127.0.0.1:8001/tournaments/3/",
+    ]
+    assert "interactive docs: http://127.0.0.1:8001/api/docs/" in lines[2]
+    assert lines[3].startswith("Admin: http://127.0.0.1:8001/admin/")
+    assert lines[3].endswith("python manage.py createsuperuser)")
+    assert not any("Tournament" in line for line in closing_lines(port=1, tournament_id=None))
+
+
+def test_serving_only_registers_the_reference_bots_and_plays_no_tournament(embedded_env) -> None:
+    result = run_demo(embedded_env, "--serve-only")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "hello ok, active" in result.stdout
+    assert "Playing a round robin" not in result.stdout
+    assert "Leaderboard" not in result.stdout

@@ -10,14 +10,14 @@ from tournaments import dispatch
 from tournaments.dispatch import Task
 
 
-def test_every_task_the_services_send_is_one_the_workers_have():
+def test_every_task_the_services_send_is_one_the_workers_have() -> None:
     celery_app.loader.import_default_modules()
     registered = {name for name in celery_app.tasks if name.startswith("tournaments.")}
     assert {task.value for task in Task} <= registered
 
 
 @pytest.mark.django_db
-def test_in_process_a_sent_task_runs_after_the_commit(django_capture_on_commit_callbacks):
+def test_in_process_a_sent_task_runs_after_the_commit(django_capture_on_commit_callbacks) -> None:
     from tournaments.models import BotHealthCheck
 
     with override_settings(CELERY_TASK_ALWAYS_EAGER=True):
@@ -28,7 +28,7 @@ def test_in_process_a_sent_task_runs_after_the_commit(django_capture_on_commit_c
     assert not BotHealthCheck.objects.exists()
 
 
-def test_in_process_a_ladder_top_up_is_left_to_beat(django_capture_on_commit_callbacks):
+def test_in_process_a_ladder_top_up_is_left_to_beat(django_capture_on_commit_callbacks) -> None:
     with override_settings(CELERY_TASK_ALWAYS_EAGER=True):
         with django_capture_on_commit_callbacks() as callbacks:
             dispatch.send(Task.TOP_UP_LADDERS)

@@ -1,5 +1,11 @@
 """The local broker of embedded defaults under load: several processes publish while the worker
-that ./run starts consumes; it must take every message whole, once, and stay alive."""
+that ./run starts consumes; it must take every message whole, once, and stay alive.
+
+It costs about 5 minutes on 2 loaded cores, and must: the defect it guards against (the worker
+reading a message still being written, then stopping for good) showed only under sustained load
+and mostly as publishers started, so it sends about 9,000 tasks through the SQLite broker, one
+transaction each, with the publishers started afresh in each of 8 rounds. Fewer rounds or
+messages would make a test that passes on a broker that loses the race now and then."""
 
 from __future__ import annotations
 
@@ -10,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.tournaments.recording import expected_keys
-from tests.tournaments.workers import ROOT, embedded_env, local_worker, migrate, wait_for
+from tests.support.recording import expected_keys
+from tests.support.workers import ROOT, embedded_env, local_worker, migrate, wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -31,10 +37,10 @@ MESSAGE_SIZE = 50_000
 def publisher(
     env: dict[str, str], records: Path, prefix: str, count: int, kind: str, pause: float, size: int
 ) -> subprocess.Popen[str]:
-    """A process publishing record tasks (tests/tournaments/recording.py)."""
+    """A process publishing record tasks (tests/support/recording.py)."""
     return subprocess.Popen(
         [
-            *(sys.executable, "-m", "tests.tournaments.recording"),
+            *(sys.executable, "-m", "tests.support.recording"),
             *(str(records), prefix, str(count), kind, str(pause), str(size)),
         ],
         cwd=ROOT,
@@ -62,7 +68,7 @@ def test_the_local_worker_runs_every_task_once_while_several_processes_publish(
     def ran() -> Counter[str]:
         return Counter(records.read_text().split())
 
-    with local_worker(env, log, "-I", "tests.tournaments.recording") as worker:
+    with local_worker(env, log, "-I", "tests.support.recording") as worker:
 
         def done_or_dead(keys: int) -> bool:
             return worker.poll() is not None or len(ran()) >= keys

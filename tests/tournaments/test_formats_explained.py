@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tournaments.starting import start_and_generate
+from tests.support.starting import start_and_generate
 from tournaments.models import MatchSeat, MatchStatus, TournamentFormat
 from tournaments.models.competitions import DEALS, RANKING_RULE, ROUNDS_MEANING
 from tournaments.selectors.tournaments import tournament_standings
@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.django_db
 
 
-def test_every_format_says_what_rounds_means_in_the_docs_and_the_schema(anonymous_client):
+def test_every_format_says_what_rounds_means_in_the_docs_and_the_schema(anonymous_client) -> None:
     assert set(ROUNDS_MEANING) == set(TournamentFormat.values) == set(RANKING_RULE) == set(DEALS)
     guide = (ROOT / "docs" / "tournaments.md").read_text()
     schema = json.loads(anonymous_client.get("/api/schema/?format=json").content)
@@ -67,7 +67,7 @@ def short(db):
 
 def test_swiss_byes_go_to_different_bots_and_count_as_an_average_result(
     organiser, playing_bots, short
-):
+) -> None:
     bots = playing_bots(5)
     tournament = tournament_create(
         organiser=organiser,
@@ -97,7 +97,7 @@ def test_swiss_byes_go_to_different_bots_and_count_as_an_average_result(
     assert order == sorted(order, reverse=True)
 
 
-def test_the_duplicate_column_has_a_legend(organiser, playing_bots, short, client):
+def test_the_duplicate_column_has_a_legend(organiser, playing_bots, short, client) -> None:
     bots = playing_bots(3)
     tournament = tournament_create(
         organiser=organiser,

@@ -8,7 +8,7 @@ import threading
 import pytest
 from django.db import connection
 
-from tests.tournaments.workers import wait_for
+from tests.support.workers import wait_for
 from tournaments.leases import Heartbeat
 from tournaments.models import Match, MatchStatus, Replay
 from tournaments.services.matches import match_create
@@ -23,7 +23,7 @@ pytestmark = [
 ]
 
 
-def test_the_heartbeat_thread_beats_on_after_its_connection_is_terminated():
+def test_the_heartbeat_thread_beats_on_after_its_connection_is_terminated() -> None:
     pids: list[int] = []
     lock = threading.Lock()
 
@@ -54,7 +54,7 @@ def _backend_alive(pid: int) -> bool:
 
 def test_a_played_match_is_recorded_once_after_its_connection_is_dropped(
     playing_bots, example_bots, short_variant
-):
+) -> None:
     bots = playing_bots(4)
     bots[0].endpoint_url = bots[0].endpoint_url.replace("/b", "/hook/b")
     bots[0].save(update_fields=["endpoint_url"])

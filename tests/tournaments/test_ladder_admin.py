@@ -20,7 +20,7 @@ def admin_client(client, staff):
     return client
 
 
-def test_staff_pause_and_resume_ladders_from_the_list(admin_client, oh_hell):
+def test_staff_pause_and_resume_ladders_from_the_list(admin_client, oh_hell) -> None:
     ladder = ladder_ensure_default()
     assert ladder is not None
     assert admin_client.get(URL).status_code == 200
@@ -33,14 +33,16 @@ def test_staff_pause_and_resume_ladders_from_the_list(admin_client, oh_hell):
     assert ladder.status == LadderStatus.RUNNING
 
 
-def test_the_admin_form_says_what_duplicate_exposes_and_leaves_it_off(admin_client, presets):
+def test_the_admin_form_says_what_duplicate_exposes_and_leaves_it_off(
+    admin_client, presets
+) -> None:
     body = admin_client.get(f"{URL}add/").content.decode()
     assert LADDER_DUPLICATE_HELP in body  # the admin shows help text as written
     (checkbox,) = re.findall(r'<input[^>]*name="duplicate"[^>]*>', body)
     assert "checked" not in checkbox
 
 
-def test_staff_switch_a_ladder_on_and_an_unseatable_table_is_refused(admin_client, presets):
+def test_staff_switch_a_ladder_on_and_an_unseatable_table_is_refused(admin_client, presets) -> None:
     blackout = Variant.objects.get(name="blackout")
     form = {
         "variant": blackout.pk,

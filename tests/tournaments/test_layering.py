@@ -14,7 +14,7 @@ from django.db.models import Model
 from django.http import HttpRequest
 from django.test import RequestFactory
 
-from tests.layering import forbidden_imports, task_sends, write_calls
+from tests.support.layering import forbidden_imports, task_sends, write_calls
 from tournaments.admin.common import ServiceAdmin, ServiceForm
 from tournaments.models import SharedHost
 

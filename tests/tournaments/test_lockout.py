@@ -17,7 +17,9 @@ def admin_sign_in(client: Client, password: str):
     return client.post("/admin/login/?next=/admin/", {"username": "staff", "password": password})
 
 
-def test_the_admin_sign_in_is_locked_out_too_and_refuses_the_right_password(staff, settings):
+def test_the_admin_sign_in_is_locked_out_too_and_refuses_the_right_password(
+    staff, settings
+) -> None:
     settings.AUTH_LOCKOUT_FAILURES = 3
     for i in range(3):
         assert admin_sign_in(Client(REMOTE_ADDR=f"198.51.100.{i}"), "wrong").status_code == 200
@@ -30,7 +32,9 @@ def test_the_admin_sign_in_is_locked_out_too_and_refuses_the_right_password(staf
     assert left is not None and 0 < left <= settings.AUTH_LOCKOUT_SECONDS
 
 
-def test_a_lockout_is_logged_with_the_account_and_the_clients_address(owner, settings, caplog):
+def test_a_lockout_is_logged_with_the_account_and_the_clients_address(
+    owner, settings, caplog
+) -> None:
     settings.AUTH_LOCKOUT_FAILURES = 1
     settings.TRUSTED_PROXIES = TrustedProxies(count=1)
     client = Client(REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR="6.6.6.6, 203.0.113.9")
@@ -42,7 +46,7 @@ def test_a_lockout_is_logged_with_the_account_and_the_clients_address(owner, set
 
 def test_sign_in_goes_on_and_is_logged_while_the_cache_is_down(
     owner, settings, private_redis, caplog
-):
+) -> None:
     settings.CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",

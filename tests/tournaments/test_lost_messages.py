@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from tests.tournaments.workers import (
+from tests.support.workers import (
     broker_queue,
     needs_postgres_and_redis,
     purge_queue,
@@ -52,7 +52,7 @@ def _queued_for(matches: list[Match], age: timedelta) -> None:
     Match.objects.filter(pk__in=[m.pk for m in matches]).update(updated_at=timezone.now() - age)
 
 
-def test_a_backlog_with_all_its_messages_is_not_sent_again(queue_matches):
+def test_a_backlog_with_all_its_messages_is_not_sent_again(queue_matches) -> None:
     backlog = queue_matches(3)
     matches_queue = broker_queue("matches")
     assert queue_length(matches_queue) == 3
@@ -61,7 +61,7 @@ def test_a_backlog_with_all_its_messages_is_not_sent_again(queue_matches):
     assert queue_length(matches_queue) == 3
 
 
-def test_only_the_messages_a_queue_lacks_are_sent_again_once(queue_matches):
+def test_only_the_messages_a_queue_lacks_are_sent_again_once(queue_matches) -> None:
     backlog = queue_matches(3)
     matches_queue = broker_queue("matches")
     purge_queue(matches_queue)  # the broker lost every message
@@ -75,7 +75,9 @@ def test_only_the_messages_a_queue_lacks_are_sent_again_once(queue_matches):
     assert queue_length(matches_queue) == 3
 
 
-def test_a_lost_ladder_match_is_sent_again_while_ladder_top_ups_wait(queue_matches, short_variant):
+def test_a_lost_ladder_match_is_sent_again_while_ladder_top_ups_wait(
+    queue_matches, short_variant
+) -> None:
     ladder = Ladder.objects.create(variant=short_variant, duplicate=False)
     (match,) = queue_matches(1, ladder=ladder)
     ladder_queue = broker_queue("ladder")
@@ -90,7 +92,9 @@ def test_a_lost_ladder_match_is_sent_again_while_ladder_top_ups_wait(queue_match
     assert queue_length(broker_queue("")) == 3
 
 
-def test_a_match_whose_message_was_lost_is_played_within_minutes(queue_matches, start_worker):
+def test_a_match_whose_message_was_lost_is_played_within_minutes(
+    queue_matches, start_worker
+) -> None:
     (match,) = queue_matches(1)
     purge_queue(broker_queue("matches"))  # lost before any worker took it
     _queued_for([match], timedelta(minutes=2))

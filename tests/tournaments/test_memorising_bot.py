@@ -2,7 +2,7 @@
 
 Every card dealt is played in Oh Hell, so a bot that has played a deal knows nearly every hand
 of it. A ladder created with the default settings (through the API, as staff do) seats a real
-HTTP bot that remembers what it saw (tests/tournaments/memorising.py) with three reference
+HTTP bot that remembers what it saw (tests/support/memorising.py) with three reference
 bots, and its tables are played one after another. At the first request of every deal the bot
 predicts the other seats' hands from a deal it remembers, when it recognises one from its own
 hand and the turned card.
@@ -22,10 +22,9 @@ from dataclasses import dataclass
 import pytest
 from django.contrib.auth.models import User
 
-from tests.support.users import client_for
-from tests.tournaments.conftest import ladder_teams_apart
-from tests.tournaments.memorising import Memoriser, serve_memoriser
-from tests.tournaments.spying import Prediction, chance_tail, seat_hits
+from tests.support.memorising import Memoriser, serve_memoriser
+from tests.support.spying import Prediction, chance_tail, seat_hits
+from tests.support.users import client_for, ladder_teams_apart
 from tournaments.models import Ladder, Match, MatchStatus, Replay, Variant
 from tournaments.services.ladders import ladder_ensure_default, ladder_pause, ladders_top_up
 from tournaments.services.runs import match_run
@@ -136,7 +135,7 @@ def tails(
     }
 
 
-def test_a_bot_remembering_its_deals_predicts_no_hidden_card_on_a_default_ladder(world):
+def test_a_bot_remembering_its_deals_predicts_no_hidden_card_on_a_default_ladder(world) -> None:
     ladder = switch_ladder_on(world)
     matches = play(ladder)
     truth = hands_dealt(matches)
@@ -148,7 +147,7 @@ def test_a_bot_remembering_its_deals_predicts_no_hidden_card_on_a_default_ladder
     assert len({m.seed for m in matches}) == MATCHES
 
 
-def test_with_duplicate_on_the_same_bot_predicts_far_above_chance(world):
+def test_with_duplicate_on_the_same_bot_predicts_far_above_chance(world) -> None:
     ladder = switch_ladder_on(world, duplicate=True)
     matches = play(ladder)
     assert len({m.duplicate_group for m in matches}) == 1 and len({m.seed for m in matches}) == 1

@@ -27,12 +27,12 @@ def refused(create) -> None:
         create()
 
 
-def test_bot_names_are_unique_whatever_the_case(make_bot, owner, other_user):
+def test_bot_names_are_unique_whatever_the_case(make_bot, owner, other_user) -> None:
     make_bot(owner, name="Clubs")
     refused(lambda: make_bot(other_user, name="cLUBS"))
 
 
-def test_a_disabled_bot_has_a_cause_and_only_a_disabled_one(bot):
+def test_a_disabled_bot_has_a_cause_and_only_a_disabled_one(bot) -> None:
     from tournaments.models import Bot
 
     refused(lambda: Bot.objects.filter(pk=bot.pk).update(status=BotStatus.DISABLED))
@@ -41,12 +41,12 @@ def test_a_disabled_bot_has_a_cause_and_only_a_disabled_one(bot):
     refused(lambda: Bot.objects.filter(pk=bot.pk).update(secret=""))
 
 
-def test_a_failed_health_check_names_its_error_and_a_passed_one_none(bot):
+def test_a_failed_health_check_names_its_error_and_a_passed_one_none(bot) -> None:
     refused(lambda: BotHealthCheck.objects.create(bot=bot, ok=False))
     refused(lambda: BotHealthCheck.objects.create(bot=bot, ok=True, error_kind="timeout"))
 
 
-def test_seats_are_unique_per_match_by_index_and_by_bot(make_bot, owner, bot, oh_hell):
+def test_seats_are_unique_per_match_by_index_and_by_bot(make_bot, owner, bot, oh_hell) -> None:
     match = Match.objects.create(variant=oh_hell)
     MatchSeat.objects.create(match=match, seat=0, bot=bot)
     refused(lambda: MatchSeat.objects.create(match=match, seat=0, bot=make_bot(owner)))
@@ -54,21 +54,21 @@ def test_seats_are_unique_per_match_by_index_and_by_bot(make_bot, owner, bot, oh
     refused(lambda: MatchSeat.objects.create(match=match, seat=8, bot=make_bot(owner)))
 
 
-def test_a_seat_cannot_make_more_exact_bids_than_it_bid(bot, oh_hell):
+def test_a_seat_cannot_make_more_exact_bids_than_it_bid(bot, oh_hell) -> None:
     match = Match.objects.create(variant=oh_hell)
     refused(
         lambda: MatchSeat.objects.create(match=match, seat=0, bot=bot, bids_exact=3, bids_total=2)
     )
 
 
-def test_a_fault_kind_is_recorded_once_per_seat(bot, oh_hell):
+def test_a_fault_kind_is_recorded_once_per_seat(bot, oh_hell) -> None:
     seat = MatchSeat.objects.create(match=Match.objects.create(variant=oh_hell), seat=0, bot=bot)
     SeatFault.objects.create(seat=seat, kind="timeout", count=2)
     refused(lambda: SeatFault.objects.create(seat=seat, kind="timeout"))
     refused(lambda: SeatFault.objects.create(seat=seat, kind="bored"))
 
 
-def test_a_match_is_rated_only_when_finished_and_sequenced(oh_hell):
+def test_a_match_is_rated_only_when_finished_and_sequenced(oh_hell) -> None:
     now = timezone.now()
     refused(
         lambda: Match.objects.create(variant=oh_hell, rated=True, rated_at=now, rating_sequence=1)
@@ -80,7 +80,7 @@ def test_a_match_is_rated_only_when_finished_and_sequenced(oh_hell):
     refused(lambda: Match.objects.create(variant=oh_hell, attempts=4, max_attempts=3))
 
 
-def test_a_rated_match_cannot_be_deleted_but_an_unrated_one_can(bot, oh_hell):
+def test_a_rated_match_cannot_be_deleted_but_an_unrated_one_can(bot, oh_hell) -> None:
     from django.db.models import ProtectedError
 
     now = timezone.now()
@@ -107,7 +107,7 @@ def test_a_rated_match_cannot_be_deleted_but_an_unrated_one_can(bot, oh_hell):
     Match.objects.create(variant=oh_hell).delete()
 
 
-def test_the_conservative_rating_is_stored_by_the_database(bot, oh_hell):
+def test_the_conservative_rating_is_stored_by_the_database(bot, oh_hell) -> None:
     rating = Rating.objects.create(bot=bot, variant=oh_hell, mu=30.0, sigma=2.0)
     assert Rating.objects.get(pk=rating.pk).conservative == pytest.approx(24.0)
     Rating.objects.filter(pk=rating.pk).update(mu=31.0)
@@ -116,7 +116,7 @@ def test_the_conservative_rating_is_stored_by_the_database(bot, oh_hell):
     refused(lambda: Rating.objects.filter(pk=rating.pk).update(sigma=0))
 
 
-def test_tournament_settings_are_bounded(organiser, oh_hell):
+def test_tournament_settings_are_bounded(organiser, oh_hell) -> None:
     base = dict(name="t", organiser=organiser, variant=oh_hell, format="round_robin")
     refused(lambda: Tournament.objects.create(**base, table_size=2))
     refused(lambda: Tournament.objects.create(**base, table_size=9))
@@ -126,7 +126,7 @@ def test_tournament_settings_are_bounded(organiser, oh_hell):
     refused(lambda: Tournament.objects.create(**base, finished_at=timezone.now()))
 
 
-def test_a_bot_enters_a_tournament_once(organiser, bot, oh_hell):
+def test_a_bot_enters_a_tournament_once(organiser, bot, oh_hell) -> None:
     tournament = Tournament.objects.create(
         name="t", organiser=organiser, variant=oh_hell, format="swiss"
     )
@@ -134,13 +134,13 @@ def test_a_bot_enters_a_tournament_once(organiser, bot, oh_hell):
     refused(lambda: TournamentEntry.objects.create(tournament=tournament, bot=bot))
 
 
-def test_a_replay_belongs_to_exactly_one_match(oh_hell):
+def test_a_replay_belongs_to_exactly_one_match(oh_hell) -> None:
     match = Match.objects.create(variant=oh_hell)
     Replay.objects.create(match=match, data={"records": []})
     refused(lambda: Replay.objects.create(match=match, data={}))
 
 
-def test_staff_and_organisers_organise_and_others_do_not(staff, organiser, owner):
+def test_staff_and_organisers_organise_and_others_do_not(staff, organiser, owner) -> None:
     from django.contrib.auth.models import AnonymousUser
 
     assert is_organiser(staff) and is_organiser(organiser)

@@ -11,14 +11,12 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
-from tests.tournaments.workers import kill_worker
+from tests.support.rating_world import World, rating_snapshot
+from tests.support.workers import database_url, kill_worker, wait_for
 from tournaments.models import RatingRecompute, RecomputeStatus
 from tournaments.services.rating_writer import RATING_LOCK_KEY
 from tournaments.services.ratings import ratings_apply_pending
 from tournaments.services.recompute import recomputes_sweep_stale
-
-from .services.rating_world import World, rating_snapshot
-from .workers import database_url, wait_for
 
 URL = "/api/ratings/recompute/"
 on_postgres_and_redis = pytest.mark.skipif(
@@ -40,7 +38,7 @@ def _running(beat_ago: timedelta, attempts: int = 1) -> RatingRecompute:
 
 @pytest.mark.django_db
 class TestRequests:
-    def test_a_request_while_one_runs_is_a_409_naming_it(self, staff_client):
+    def test_a_request_while_one_runs_is_a_409_naming_it(self, staff_client) -> None:
         job = _running(timedelta(seconds=1))
         response = staff_client.post(URL)
         assert response.status_code == 409
@@ -50,7 +48,9 @@ class TestRequests:
         assert error["detail"]["recompute"]["status"] == "running"
         assert RatingRecompute.objects.count() == 1
 
-    def test_a_job_whose_worker_stopped_beating_is_queued_again_and_named(self, staff_client):
+    def test_a_job_whose_worker_stopped_beating_is_queued_again_and_named(
+        self, staff_client
+    ) -> None:
         job = _running(timedelta(minutes=10))
         response = staff_client.post(URL)
         assert response.status_code == 409
@@ -59,7 +59,9 @@ class TestRequests:
         assert job.status == RecomputeStatus.QUEUED and job.attempts == 1
         assert RatingRecompute.objects.count() == 1
 
-    def test_a_job_stale_after_its_last_attempt_fails_and_a_new_one_is_queued(self, staff_client):
+    def test_a_job_stale_after_its_last_attempt_fails_and_a_new_one_is_queued(
+        self, staff_client
+    ) -> None:
         job = _running(timedelta(minutes=10), attempts=settings.RECOMPUTE_MAX_ATTEMPTS)
         response = staff_client.post(URL)
         assert response.status_code == 202
@@ -67,7 +69,7 @@ class TestRequests:
         job.refresh_from_db()
         assert job.status == RecomputeStatus.FAILED and "stopped" in job.error
 
-    def test_the_sweep_leaves_a_job_that_beats_alone(self):
+    def test_the_sweep_leaves_a_job_that_beats_alone(self) -> None:
         job = _running(timedelta(seconds=1))
         assert recomputes_sweep_stale() == {"resumed": 0, "failed": 0}
         job.refresh_from_db()
@@ -87,7 +89,7 @@ def rating_lock() -> Iterator[psycopg.Connection]:
 @pytest.mark.django_db(transaction=True)
 def test_a_request_answers_at_once_while_a_recompute_holds_the_rating_lock(
     staff_client, rating_lock
-):
+) -> None:
     job = _running(timedelta(seconds=1))
     with connection.cursor() as cursor:  # waiting on the lock would fail here, not hang
         cursor.execute("SET lock_timeout = '5s'")
@@ -105,7 +107,7 @@ def test_a_request_answers_at_once_while_a_recompute_holds_the_rating_lock(
 @pytest.mark.django_db(transaction=True)
 def test_a_recompute_whose_worker_was_killed_is_resumed_and_gives_the_live_ratings(
     staff_client, organiser, oh_hell, make_bot, owner, start_worker, rating_lock
-):
+) -> None:
     world = World.create(organiser=organiser, variant=oh_hell)
     bots = [make_bot(owner, status="active") for _ in range(4)]
     for i, match in enumerate([*world.group(bots[:3], "0.0"), world.single(bots[1:])]):

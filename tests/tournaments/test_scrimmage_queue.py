@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from tests.tournaments.workers import (
+from tests.support.workers import (
     broker_queue,
     needs_postgres_and_redis,
     purge_queue,
@@ -49,14 +49,14 @@ def ask(playing_bots, owner, short_variant, queue):
     return make
 
 
-def test_a_scrimmages_matches_wait_on_the_scrimmage_queue_only(ask):
+def test_a_scrimmages_matches_wait_on_the_scrimmage_queue_only(ask) -> None:
     ask(3)
     assert queue_length(broker_queue("scrimmage")) == 3
     assert queue_length(broker_queue("matches")) == 0
     assert queue_length(broker_queue("ladder")) == 0
 
 
-def test_a_lost_scrimmage_message_is_sent_again_to_the_scrimmage_queue(ask):
+def test_a_lost_scrimmage_message_is_sent_again_to_the_scrimmage_queue(ask) -> None:
     scrimmage = ask(2)
     purge_queue(broker_queue("scrimmage"))  # the broker lost the messages
     Match.objects.filter(scrimmage=scrimmage).update(
@@ -67,7 +67,7 @@ def test_a_lost_scrimmage_message_is_sent_again_to_the_scrimmage_queue(ask):
     assert queue_length(broker_queue("matches")) == 0
 
 
-def test_a_worker_of_the_scrimmage_queue_alone_plays_a_scrimmage(ask, start_worker):
+def test_a_worker_of_the_scrimmage_queue_alone_plays_a_scrimmage(ask, start_worker) -> None:
     scrimmage = ask(2)
     start_worker("scrimmages", concurrency=1, queues=[".scrimmage"])
     wait_for(

@@ -22,7 +22,7 @@ def pages(calls: list[str]) -> Pages[str]:
     return Pages(count=count, read=read)
 
 
-def test_a_paginator_counts_once_and_reads_only_its_page():
+def test_a_paginator_counts_once_and_reads_only_its_page() -> None:
     calls: list[str] = []
     page = Paginator(pages(calls), 3).page(2)
     assert list(page) == ROWS[3:6]
@@ -30,7 +30,7 @@ def test_a_paginator_counts_once_and_reads_only_its_page():
     assert calls == ["count", "read 3:6"]
 
 
-def test_rows_are_read_one_at_a_time_or_by_runs():
+def test_rows_are_read_one_at_a_time_or_by_runs() -> None:
     calls: list[str] = []
     rows = pages(calls)
     assert (rows[0], rows[6], rows[2:4], rows[5:2]) == ("row 0", "row 6", ROWS[2:4], [])
@@ -42,6 +42,6 @@ def test_rows_are_read_one_at_a_time_or_by_runs():
 
 
 @pytest.mark.parametrize("run", [slice(0, None), slice(0, 4, 2), slice(-2, 3), slice(0, -1)])
-def test_only_runs_from_a_start_to_an_end_are_read(run):
+def test_only_runs_from_a_start_to_an_end_are_read(run) -> None:
     with pytest.raises(ValueError):
         pages([])[run]

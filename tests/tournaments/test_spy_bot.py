@@ -2,7 +2,7 @@
 
 A tournament is created and started through the API by an organiser and played by a real Celery
 worker (with its own SECRET_KEY, as a deployment has) against real HTTP bots: three reference
-bots and a spying bot (tests/tournaments/spying.py) whose owner, not staff, owns another bot
+bots and a spying bot (tests/support/spying.py) whose owner, not staff, owns another bot
 too. On every request the spy reads the match, tournament, bots, dashboard pages and CSV
 downloads from the live server, anonymously and with its owner's token, and tries to rebuild the
 deal from every number it finds. At the first request of each deal (bidding is closed, so it
@@ -21,8 +21,7 @@ from django.conf import settings
 from django.db import connection
 from rest_framework.authtoken.models import Token
 
-from tests.support.users import client_for
-from tests.tournaments.spying import (
+from tests.support.spying import (
     Spy,
     chance_tail,
     dealt_hands,
@@ -30,7 +29,8 @@ from tests.tournaments.spying import (
     seat_hits,
     serve_spy,
 )
-from tests.tournaments.workers import wait_for
+from tests.support.users import client_for
+from tests.support.workers import wait_for
 from tournaments.models import Match, MatchStatus, Replay, Tournament, TournamentStatus
 from tournaments.services.variants import variant_create
 
@@ -84,7 +84,7 @@ def spy_world(make_bot, organiser, loopback_allowed, example_bots, live_server):
 
 def test_a_bot_reading_the_api_during_its_matches_predicts_no_hidden_card_better_than_chance(
     spy_world, organiser, start_worker
-):
+) -> None:
     spy, spy_bot, rivals, variant = spy_world
     assert settings.SECRET_KEY != WORKER_SECRET_KEY  # the spy tries the test process's key
     start_worker("spied-on", concurrency=1, env={"SECRET_KEY": WORKER_SECRET_KEY})

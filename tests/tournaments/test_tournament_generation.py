@@ -15,8 +15,8 @@ import pytest
 from django.db import connection, transaction
 from django.utils import timezone
 
-from tests.tournaments.api.support import draft_round_robin, error_of
-from tests.tournaments.workers import broker_queue, needs_postgres_and_redis, queue_length, wait_for
+from tests.support.api import draft_round_robin, error_of
+from tests.support.workers import broker_queue, needs_postgres_and_redis, queue_length, wait_for
 from tournaments import formats
 from tournaments.leases import claim_token
 from tournaments.models import Bot, BotStatus, Match, MatchStatus, Tournament, TournamentStatus
@@ -66,7 +66,7 @@ def _entered_bots(owner, count: int) -> list[Bot]:
 
 def test_the_largest_tournament_allowed_starts_at_once_and_one_larger_is_refused(
     organiser, organiser_client, oh_hell, owner
-):
+) -> None:
     bots = _entered_bots(owner, MAX_ENTRIES)
     rounds = MAX_FIXTURES * 4 // MAX_ENTRIES  # every bot plays `rounds` matches at tables of 4
     largest = draft_round_robin(organiser, oh_hell, bots, name="largest", rounds=rounds)
@@ -101,7 +101,7 @@ def _scheduled(organiser, variant, bots, name: str) -> Tournament:
 @pytest.mark.django_db(transaction=True)
 def test_a_scheduled_start_skips_a_tournament_another_run_holds_instead_of_waiting(
     organiser, oh_hell, owner
-):
+) -> None:
     bots = _entered_bots(owner, 4)
     held = _scheduled(organiser, oh_hell, bots, "held")
     free = _scheduled(organiser, oh_hell, bots, "free")
@@ -150,7 +150,7 @@ def test_a_scheduled_start_skips_a_tournament_another_run_holds_instead_of_waiti
 @pytest.mark.django_db(transaction=True)
 def test_a_cancelled_tournament_leaves_only_its_window_in_front_of_another_tournament(
     organiser, playing_bots, short_variant, start_worker, settings
-):
+) -> None:
     settings.TOURNAMENT_MATCHES_IN_FLIGHT = 5
     bots = playing_bots(8)
     big = draft_round_robin(
@@ -178,7 +178,7 @@ def test_a_cancelled_tournament_leaves_only_its_window_in_front_of_another_tourn
 
 def test_a_second_delivery_carries_on_where_a_stopped_worker_left_off(
     organiser, oh_hell, owner, monkeypatch
-):
+) -> None:
     monkeypatch.setattr(tournaments_service, "GENERATE_BATCH", 7)
     bots = _entered_bots(owner, 12)
     cup = draft_round_robin(organiser, oh_hell, bots, name="cup", rounds=5)
@@ -197,7 +197,7 @@ def test_a_second_delivery_carries_on_where_a_stopped_worker_left_off(
 
 def test_a_tournament_sends_a_window_of_its_matches_and_more_as_they_end(
     organiser, oh_hell, owner, settings
-):
+) -> None:
     settings.TOURNAMENT_MATCHES_IN_FLIGHT = 4
     bots = _entered_bots(owner, 8)
     cup = draft_round_robin(organiser, oh_hell, bots, name="cup", rounds=6)

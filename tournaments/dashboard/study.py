@@ -1,6 +1,6 @@
 """The ranking-quality study for the variants page, read from the summary the bench writes.
 
-``bench/bench_ratings_quality.py --json tournaments/dashboard/ratings-quality.json`` writes
+``python -m bench.bench_ratings_quality --json tournaments/dashboard/ratings-quality.json`` writes
 the file; the page shows its sentence and a chart of Kendall tau by matches played.
 """
 

@@ -9,14 +9,14 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from tests.support.api import error_of
 from tests.support.users import PASSWORD
-from tests.tournaments.api.support import error_of
-from tests.tournaments.workers import wait_for
+from tests.support.workers import wait_for
 from tournaments.models import UsernameKey
 from tournaments.usernames import username_key
 
 
-def test_signing_up_answers_a_token_that_works(anonymous_client):
+def test_signing_up_answers_a_token_that_works(anonymous_client) -> None:
     response = anonymous_client.post(
         "/api/auth/signup/",
         {"username": "newcomer", "password": "plenty-long-pass-99", "email": "n@example.org"},
@@ -44,7 +44,9 @@ def test_signing_up_answers_a_token_that_works(anonymous_client):
         ({"email": "not-an-email"}, "email"),
     ],
 )
-def test_bad_sign_ups_are_refused_and_no_account_is_made(anonymous_client, owner, fields, field):
+def test_bad_sign_ups_are_refused_and_no_account_is_made(
+    anonymous_client, owner, fields, field
+) -> None:
     data = {"username": "newcomer", "password": "plenty-long-pass-99", **fields}
     response = anonymous_client.post("/api/auth/signup/", data, format="json")
     assert response.status_code in (400, 409)
@@ -57,7 +59,7 @@ def _sign_up(client, username: str):
     return client.post("/api/auth/signup/", data, format="json")
 
 
-def test_a_name_is_stored_in_nfkc_and_its_fullwidth_form_signs_in(anonymous_client):
+def test_a_name_is_stored_in_nfkc_and_its_fullwidth_form_signs_in(anonymous_client) -> None:
     response = _sign_up(anonymous_client, "\uff21lice")  # fullwidth A
     assert response.status_code == 201 and response.json()["username"] == "Alice"
     assert User.objects.get().username == "Alice"
@@ -75,7 +77,7 @@ def test_a_name_is_stored_in_nfkc_and_its_fullwidth_form_signs_in(anonymous_clie
         "\U0001d41alice",  # mathematical bold a
     ],
 )
-def test_a_name_that_looks_like_one_taken_is_refused(anonymous_client, lookalike):
+def test_a_name_that_looks_like_one_taken_is_refused(anonymous_client, lookalike) -> None:
     assert _sign_up(anonymous_client, "alice").status_code == 201
     response = _sign_up(anonymous_client, lookalike)
     assert response.status_code == 409, response.content
@@ -83,7 +85,9 @@ def test_a_name_that_looks_like_one_taken_is_refused(anonymous_client, lookalike
     assert User.objects.count() == 1
 
 
-def test_the_first_of_two_lookalikes_keeps_the_name_whichever_script_it_is(anonymous_client):
+def test_the_first_of_two_lookalikes_keeps_the_name_whichever_script_it_is(
+    anonymous_client,
+) -> None:
     assert _sign_up(anonymous_client, "\u0455\u0435\u0440").status_code == 201  # Cyrillic
     response = _sign_up(anonymous_client, "sep")
     assert response.status_code == 409
@@ -94,7 +98,7 @@ def test_the_first_of_two_lookalikes_keeps_the_name_whichever_script_it_is(anony
     "mixed",
     ["p\u0430ypal", "\u0455taff", "ab\u03b1\u03b2", "\u0441\u043e\u0434e"],
 )
-def test_a_name_mixing_latin_with_cyrillic_or_greek_is_refused(anonymous_client, mixed):
+def test_a_name_mixing_latin_with_cyrillic_or_greek_is_refused(anonymous_client, mixed) -> None:
     response = _sign_up(anonymous_client, mixed)
     assert response.status_code == 400, response.content
     error = error_of(response)
@@ -105,25 +109,25 @@ def test_a_name_mixing_latin_with_cyrillic_or_greek_is_refused(anonymous_client,
 @pytest.mark.parametrize(
     "name", ["Jos\u00e9_1", "\u5c71\u7530\u305f\u308d\u3046", "\u0411\u043e\u0440\u0438\u0441"]
 )
-def test_names_of_one_script_or_a_japanese_mix_are_welcome(anonymous_client, name):
+def test_names_of_one_script_or_a_japanese_mix_are_welcome(anonymous_client, name) -> None:
     assert _sign_up(anonymous_client, name).status_code == 201
 
 
-def test_the_sign_up_page_refuses_a_lookalike_too(anonymous_client, client):
+def test_the_sign_up_page_refuses_a_lookalike_too(anonymous_client, client) -> None:
     assert _sign_up(anonymous_client, "alice").status_code == 201
     response = client.post("/signup/", {"username": "\u0430lice", "password": "plenty-long-99"})
     assert response.status_code == 400 and "looks like it" in response.content.decode()
     assert User.objects.count() == 1
 
 
-def test_the_database_refuses_a_second_account_with_the_same_key(anonymous_client):
+def test_the_database_refuses_a_second_account_with_the_same_key(anonymous_client) -> None:
     assert _sign_up(anonymous_client, "alice").status_code == 201
     intruder = User.objects.create_user(username="\u0430lice")
     with pytest.raises(IntegrityError), transaction.atomic():
         UsernameKey.objects.create(user=intruder, key=username_key("\u0430lice"))
 
 
-def test_the_token_endpoint_answers_the_same_token_each_time(anonymous_client, owner):
+def test_the_token_endpoint_answers_the_same_token_each_time(anonymous_client, owner) -> None:
     data = {"username": "owner", "password": PASSWORD}
     first = anonymous_client.post("/api/auth/token/", data, format="json").json()["token"]
     second = anonymous_client.post("/api/auth/token/", data, format="json").json()["token"]
@@ -139,21 +143,21 @@ def test_the_token_endpoint_answers_the_same_token_each_time(anonymous_client, o
         {"username": 1, "password": 2},
     ],
 )
-def test_wrong_credentials_get_no_token(anonymous_client, owner, data):
+def test_wrong_credentials_get_no_token(anonymous_client, owner, data) -> None:
     response = anonymous_client.post("/api/auth/token/", data, format="json")
     assert response.status_code == 400
     error_of(response)
     assert Token.objects.count() == 0
 
 
-def test_a_bad_token_is_refused_with_the_error_body(anonymous_client):
+def test_a_bad_token_is_refused_with_the_error_body(anonymous_client) -> None:
     anonymous_client.credentials(HTTP_AUTHORIZATION="Token not-a-real-token")
     response = anonymous_client.get("/api/bots/")
     assert response.status_code == 401
     assert error_of(response)["code"] == "authentication_failed"
 
 
-def test_sign_ups_are_throttled(anonymous_client, monkeypatch):
+def test_sign_ups_are_throttled(anonymous_client, monkeypatch) -> None:
     from tournaments.api.throttling import WriteRateThrottle
 
     monkeypatch.setattr(
@@ -179,7 +183,7 @@ def token_request(client, username: str, password: str, **extra):
 
 def test_wrong_passwords_from_one_address_get_429_whatever_x_forwarded_for_says(
     anonymous_client, owner, settings, monkeypatch
-):
+) -> None:
     from tournaments.api.throttling import WriteRateThrottle
 
     monkeypatch.setattr(WriteRateThrottle, "THROTTLE_RATES", {"auth": "20/minute"})
@@ -199,7 +203,7 @@ def test_wrong_passwords_from_one_address_get_429_whatever_x_forwarded_for_says(
 
 def test_wrong_passwords_for_one_account_lock_it_out_with_retry_after(
     anonymous_client, owner, settings, monkeypatch
-):
+) -> None:
     from tournaments.api.throttling import WriteRateThrottle
 
     monkeypatch.setattr(WriteRateThrottle, "THROTTLE_RATES", {"auth": "1000/minute"})
@@ -218,7 +222,7 @@ def test_wrong_passwords_for_one_account_lock_it_out_with_retry_after(
 
 def test_the_account_limit_holds_across_addresses_and_refuses_the_right_password(
     anonymous_client, owner, settings
-):
+) -> None:
     settings.AUTH_LOCKOUT_FAILURES = 5
     for i in range(5):
         wrong = token_request(anonymous_client, "owner", "wrong", REMOTE_ADDR=f"198.51.100.{i}")
@@ -235,14 +239,14 @@ def test_the_account_limit_holds_across_addresses_and_refuses_the_right_password
 
 def test_a_name_that_differs_only_in_case_counts_for_the_same_account(
     anonymous_client, owner, settings
-):
+) -> None:
     settings.AUTH_LOCKOUT_FAILURES = 2
     for username in ("OWNER", "Owner"):
         assert token_request(anonymous_client, username, "wrong").status_code == 400
     assert token_request(anonymous_client, "owner", PASSWORD).status_code == 429
 
 
-def test_a_successful_sign_in_starts_the_count_again(anonymous_client, owner, settings):
+def test_a_successful_sign_in_starts_the_count_again(anonymous_client, owner, settings) -> None:
     settings.AUTH_LOCKOUT_FAILURES = 3
     codes = [token_request(anonymous_client, "owner", "wrong").status_code for _ in range(2)]
     codes.append(token_request(anonymous_client, "owner", PASSWORD).status_code)
@@ -250,7 +254,9 @@ def test_a_successful_sign_in_starts_the_count_again(anonymous_client, owner, se
     assert codes == [400, 400, 200, 400, 400, 400, 429]
 
 
-def test_the_right_password_works_again_once_the_lockout_is_over(anonymous_client, owner, settings):
+def test_the_right_password_works_again_once_the_lockout_is_over(
+    anonymous_client, owner, settings
+) -> None:
     settings.AUTH_LOCKOUT_FAILURES = 1
     settings.AUTH_LOCKOUT_SECONDS = 1
     assert token_request(anonymous_client, "owner", "wrong").status_code == 400
@@ -305,7 +311,7 @@ def _me_status(token: str) -> int:
 )
 def test_a_password_change_ends_the_old_token_and_the_token_endpoint_issues_a_new_one(
     anonymous_client, owner, change
-):
+) -> None:
     old = _token_of(anonymous_client, "owner", PASSWORD)
     assert old is not None and _me_status(old) == 200
     change(owner)
@@ -317,7 +323,7 @@ def test_a_password_change_ends_the_old_token_and_the_token_endpoint_issues_a_ne
     assert Token.objects.get(user=owner).key == new
 
 
-def test_the_admin_changing_a_password_ends_the_token(anonymous_client, owner, staff):
+def test_the_admin_changing_a_password_ends_the_token(anonymous_client, owner, staff) -> None:
     old = _token_of(anonymous_client, "owner", PASSWORD)
     assert old is not None
     response = _signed_in(staff).post(
@@ -329,7 +335,9 @@ def test_the_admin_changing_a_password_ends_the_token(anonymous_client, owner, s
     assert not Token.objects.filter(user=owner).exists()
 
 
-def test_revoking_the_token_refuses_it_and_signing_in_issues_a_new_one(anonymous_client, owner):
+def test_revoking_the_token_refuses_it_and_signing_in_issues_a_new_one(
+    anonymous_client, owner
+) -> None:
     old = _token_of(anonymous_client, "owner", PASSWORD)
     assert old is not None
     client = APIClient()
@@ -343,12 +351,12 @@ def test_revoking_the_token_refuses_it_and_signing_in_issues_a_new_one(anonymous
     assert new is not None and new != old and _me_status(new) == 200
 
 
-def test_revoking_needs_a_signed_in_caller(anonymous_client, owner_client, owner):
+def test_revoking_needs_a_signed_in_caller(anonymous_client, owner_client, owner) -> None:
     assert anonymous_client.post("/api/auth/token/revoke/").status_code == 401
     assert Token.objects.filter(user=owner).exists()
 
 
-def test_revoking_from_a_session_needs_the_csrf_token(owner):
+def test_revoking_from_a_session_needs_the_csrf_token(owner) -> None:
     client = APIClient(enforce_csrf_checks=True)
     client.force_login(owner)
     Token.objects.create(user=owner)

@@ -32,7 +32,7 @@ def rated_bot(bot, make_bot, owner, oh_hell):
 
 def test_the_owner_marks_a_new_version_and_the_boards_show_it(
     owner_client, anonymous_client, rated_bot, settings
-):
+) -> None:
     settings.RATING_VERSION_SIGMA = 7.0
     sigma = rated_bot.ratings.get().sigma
     response = owner_client.post(url(rated_bot))
@@ -50,7 +50,7 @@ def test_the_owner_marks_a_new_version_and_the_boards_show_it(
     assert page.status_code == 200 and b">v2</span>" in page.content
 
 
-def test_a_new_version_at_a_new_endpoint_is_verified_again(owner_client, bot):
+def test_a_new_version_at_a_new_endpoint_is_verified_again(owner_client, bot) -> None:
     bot.status = BotStatus.ACTIVE
     bot.save()
     response = owner_client.post(url(bot), {"endpoint_url": PUBLIC_URL}, format="json")
@@ -62,7 +62,9 @@ def test_a_new_version_at_a_new_endpoint_is_verified_again(owner_client, bot):
 @pytest.mark.parametrize(
     "body", [{"endpoint_url": "javascript:alert(1)"}, {"endpoint_url": 12}, {"endpoint_url": None}]
 )
-def test_a_bad_endpoint_is_refused_naming_the_field_and_changes_nothing(owner_client, bot, body):
+def test_a_bad_endpoint_is_refused_naming_the_field_and_changes_nothing(
+    owner_client, bot, body
+) -> None:
     response = owner_client.post(url(bot), body, format="json")
     assert response.status_code == 400
     error = response.json()["error"]
@@ -74,7 +76,7 @@ def test_a_bad_endpoint_is_refused_naming_the_field_and_changes_nothing(owner_cl
 @pytest.mark.parametrize(
     ("client_fixture", "status"), [("other_client", 403), ("anonymous_client", 401)]
 )
-def test_only_the_owner_marks_a_new_version(request, bot, client_fixture, status):
+def test_only_the_owner_marks_a_new_version(request, bot, client_fixture, status) -> None:
     client = request.getfixturevalue(client_fixture)
     assert client.post(url(bot)).status_code == status
     bot.refresh_from_db()
@@ -83,7 +85,7 @@ def test_only_the_owner_marks_a_new_version(request, bot, client_fixture, status
 
 def test_the_bot_list_reads_a_page_in_the_same_queries_for_2_or_20_bots(
     anonymous_client, make_bot, owner
-):
+) -> None:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.api import error_of
 from tests.support.users import client_for
-from tests.tournaments.api.support import error_of
 from tournaments.models import Bot, BotHealthCheck, BotStatus
 
 PUBLIC_URL = "https://93.184.216.34/bot"
@@ -17,7 +17,7 @@ def register(client, **fields):
 
 
 class TestRegister:
-    def test_registering_a_bot_answers_its_secret_once(self, owner_client, owner):
+    def test_registering_a_bot_answers_its_secret_once(self, owner_client, owner) -> None:
         response = register(owner_client, description="plays the lowest card")
         assert response.status_code == 201
         body = response.json()
@@ -26,7 +26,7 @@ class TestRegister:
         assert body["owner"] == "owner" and body["status"] == "pending"
         assert bot.owner == owner and bot.endpoint_url == PUBLIC_URL
 
-    def test_the_eleventh_bot_of_an_account_is_refused_naming_the_owner(self, owner_client):
+    def test_the_eleventh_bot_of_an_account_is_refused_naming_the_owner(self, owner_client) -> None:
         for n in range(10):
             assert register(owner_client, name=f"bot-{n}").status_code == 201
         response = register(owner_client, name="bot-10")
@@ -37,7 +37,7 @@ class TestRegister:
 
     def test_the_cap_follows_the_setting_and_staff_are_exempt(
         self, owner_client, staff_client, settings
-    ):
+    ) -> None:
         settings.BOTS_PER_ACCOUNT_MAX = 2
         for n in range(2):
             assert register(owner_client, name=f"mine-{n}").status_code == 201
@@ -45,13 +45,13 @@ class TestRegister:
         for n in range(3):
             assert register(staff_client, name=f"house-{n}").status_code == 201
 
-    def test_anonymous_cannot_register_a_bot(self, anonymous_client):
+    def test_anonymous_cannot_register_a_bot(self, anonymous_client) -> None:
         response = register(anonymous_client)
         assert response.status_code == 401
         assert error_of(response)["code"] == "not_authenticated"
         assert Bot.objects.count() == 0
 
-    def test_bot_names_are_unique_whatever_the_case(self, owner_client, other_client):
+    def test_bot_names_are_unique_whatever_the_case(self, owner_client, other_client) -> None:
         assert register(owner_client, name="Spade").status_code == 201
         response = register(other_client, name="sPADE")
         assert response.status_code == 409
@@ -92,7 +92,7 @@ class TestRegister:
     )
     def test_bad_registration_input_is_refused_and_nothing_is_written(
         self, owner_client, fields, field
-    ):
+    ) -> None:
         response = register(owner_client, **fields)
         assert response.status_code == 400
         error = error_of(response)
@@ -100,18 +100,18 @@ class TestRegister:
         assert error["message"].startswith(f"{field}: ")
         assert Bot.objects.count() == 0
 
-    def test_missing_fields_are_each_named(self, owner_client):
+    def test_missing_fields_are_each_named(self, owner_client) -> None:
         response = owner_client.post("/api/bots/", {}, format="json")
         assert response.status_code == 400
         assert set(error_of(response)["detail"]) == {"name", "endpoint_url"}
         assert Bot.objects.count() == 0
 
-    def test_a_body_that_is_not_an_object_is_refused(self, owner_client):
+    def test_a_body_that_is_not_an_object_is_refused(self, owner_client) -> None:
         response = owner_client.post("/api/bots/", "[1, 2]", content_type="application/json")
         assert response.status_code == 400
         assert Bot.objects.count() == 0
 
-    def test_allowed_networks_let_a_private_endpoint_register(self, owner_client, settings):
+    def test_allowed_networks_let_a_private_endpoint_register(self, owner_client, settings) -> None:
         import ipaddress
 
         settings.BOT_ALLOWED_NETWORKS = [ipaddress.ip_network("10.1.0.0/16")]
@@ -121,7 +121,7 @@ class TestRegister:
 
 class TestRead:
     @pytest.mark.parametrize("who", ["owner", "other", "staff", "anonymous"])
-    def test_nobody_reads_a_secret_after_registration(self, who, bot, request):
+    def test_nobody_reads_a_secret_after_registration(self, who, bot, request) -> None:
         client = {
             "owner": lambda: client_for(request.getfixturevalue("owner")),
             "other": lambda: client_for(request.getfixturevalue("other_user")),
@@ -136,13 +136,15 @@ class TestRead:
 
     def test_only_the_owner_and_staff_see_the_endpoint(
         self, bot, owner_client, staff_client, other_client, anonymous_client
-    ):
+    ) -> None:
         assert owner_client.get(f"/api/bots/{bot.pk}/").json()["endpoint_url"] == bot.endpoint_url
         assert staff_client.get(f"/api/bots/{bot.pk}/").json()["endpoint_url"] == bot.endpoint_url
         assert other_client.get(f"/api/bots/{bot.pk}/").json()["endpoint_url"] is None
         assert anonymous_client.get(f"/api/bots/{bot.pk}/").json()["endpoint_url"] is None
 
-    def test_the_list_filters_orders_and_pages(self, make_bot, owner, other_user, owner_client):
+    def test_the_list_filters_orders_and_pages(
+        self, make_bot, owner, other_user, owner_client
+    ) -> None:
         for i in range(5):
             make_bot(owner, name=f"alpha-{i}")
         make_bot(other_user, name="beta", status=BotStatus.ACTIVE)
@@ -153,25 +155,27 @@ class TestRead:
         assert owner_client.get("/api/bots/?mine=true").json()["count"] == 5
         assert owner_client.get("/api/bots/?name=ALPHA").json()["count"] == 5
 
-    def test_a_bad_filter_value_is_a_clear_400(self, owner_client):
+    def test_a_bad_filter_value_is_a_clear_400(self, owner_client) -> None:
         response = owner_client.get("/api/bots/?status=sleeping")
         assert response.status_code == 400
         assert "status" in error_of(response)["detail"]
 
-    def test_an_unknown_bot_is_a_json_404(self, anonymous_client):
+    def test_an_unknown_bot_is_a_json_404(self, anonymous_client) -> None:
         response = anonymous_client.get("/api/bots/999999/")
         assert response.status_code == 404
         assert error_of(response)["code"] == "not_found"
 
 
 class TestChange:
-    def test_the_owner_renames_a_bot(self, bot, owner_client):
+    def test_the_owner_renames_a_bot(self, bot, owner_client) -> None:
         response = owner_client.patch(f"/api/bots/{bot.pk}/", {"name": "renamed"}, format="json")
         assert response.status_code == 200 and response.json()["name"] == "renamed"
         bot.refresh_from_db()
         assert bot.name == "renamed"
 
-    def test_a_new_endpoint_sends_an_active_bot_back_to_verification(self, bot, owner_client):
+    def test_a_new_endpoint_sends_an_active_bot_back_to_verification(
+        self, bot, owner_client
+    ) -> None:
         Bot.objects.filter(pk=bot.pk).update(status=BotStatus.ACTIVE)
         new_url = "https://93.184.216.35/bot"
         response = owner_client.patch(
@@ -187,7 +191,7 @@ class TestChange:
     )
     def test_nobody_but_the_owner_changes_or_deletes_a_bot(
         self, bot, client_fixture, status, request
-    ):
+    ) -> None:
         client = request.getfixturevalue(client_fixture)
         before = Bot.objects.values().get(pk=bot.pk)
         calls = [
@@ -222,7 +226,9 @@ class TestChange:
             ({"description": ["x"]}, "description"),
         ],
     )
-    def test_bad_changes_are_refused_and_nothing_is_written(self, bot, owner_client, fields, field):
+    def test_bad_changes_are_refused_and_nothing_is_written(
+        self, bot, owner_client, fields, field
+    ) -> None:
         before = Bot.objects.values().get(pk=bot.pk)
         response = owner_client.patch(f"/api/bots/{bot.pk}/", fields, format="json")
         assert response.status_code == 400
@@ -231,18 +237,18 @@ class TestChange:
 
     def test_renaming_onto_another_bots_name_is_a_conflict(
         self, bot, make_bot, other_user, owner_client
-    ):
+    ) -> None:
         make_bot(other_user, name="taken")
         response = owner_client.patch(f"/api/bots/{bot.pk}/", {"name": "TAKEN"}, format="json")
         assert response.status_code == 409
         bot.refresh_from_db()
         assert bot.name == "owned-bot"
 
-    def test_the_owner_deletes_a_bot_that_never_played(self, bot, owner_client):
+    def test_the_owner_deletes_a_bot_that_never_played(self, bot, owner_client) -> None:
         assert owner_client.delete(f"/api/bots/{bot.pk}/").status_code == 204
         assert not Bot.objects.filter(pk=bot.pk).exists()
 
-    def test_a_bot_with_recorded_matches_is_kept(self, bot, owner_client, oh_hell):
+    def test_a_bot_with_recorded_matches_is_kept(self, bot, owner_client, oh_hell) -> None:
         from tournaments.models import Match, MatchSeat
 
         MatchSeat.objects.create(match=Match.objects.create(variant=oh_hell), seat=0, bot=bot)
@@ -251,7 +257,7 @@ class TestChange:
         assert "disabled" in error_of(response)["message"]
         assert Bot.objects.filter(pk=bot.pk).exists()
 
-    def test_rotating_the_secret_answers_the_new_one_once(self, bot, owner_client):
+    def test_rotating_the_secret_answers_the_new_one_once(self, bot, owner_client) -> None:
         old = bot.secret
         response = owner_client.post(f"/api/bots/{bot.pk}/rotate-secret/")
         assert response.status_code == 200

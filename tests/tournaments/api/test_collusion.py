@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.api import error_of
 from tests.support.collusion import Planted, store_season
-from tests.tournaments.api.support import error_of
 from tournaments.models import CollusionFlag
 from tournaments.services.collusion import collusion_scan
 
@@ -24,7 +24,7 @@ def scanned(make_bot, owner, other_user, oh_hell, settings):
     return bots
 
 
-def test_staff_see_the_flagged_pairs_with_their_evidence(staff_client, scanned, oh_hell):
+def test_staff_see_the_flagged_pairs_with_their_evidence(staff_client, scanned, oh_hell) -> None:
     response = staff_client.get(URL, {"variant": "oh-hell"})
     assert response.status_code == 200, response.content
     body = response.json()
@@ -55,7 +55,7 @@ def test_staff_see_the_flagged_pairs_with_their_evidence(staff_client, scanned, 
     assert staff_client.get(URL, {"variant": oh_hell.pk}).json() == body
 
 
-def test_a_variant_not_scanned_yet_answers_no_scan_and_no_flags(staff_client, presets):
+def test_a_variant_not_scanned_yet_answers_no_scan_and_no_flags(staff_client, presets) -> None:
     response = staff_client.get(URL, {"variant": "oh-hell"})
     assert response.status_code == 200
     assert response.json() == {"scan": None, "flags": []}
@@ -63,7 +63,7 @@ def test_a_variant_not_scanned_yet_answers_no_scan_and_no_flags(staff_client, pr
 
 def test_nobody_but_staff_sees_the_flags(
     scanned, anonymous_client, owner_client, other_client, organiser_client
-):
+) -> None:
     # Not the beneficiary's owner, not the partner's, not an organiser, not anyone signed out.
     for client in (owner_client, other_client, organiser_client):
         response = client.get(URL, {"variant": "oh-hell"})
@@ -76,7 +76,7 @@ def test_nobody_but_staff_sees_the_flags(
     assert owner_client.get(URL, {"variant": "no-such"}).status_code == 403
 
 
-def test_nothing_about_collusion_shows_on_the_owners_bot(scanned, owner_client):
+def test_nothing_about_collusion_shows_on_the_owners_bot(scanned, owner_client) -> None:
     body = owner_client.get(f"/api/bots/{scanned[5].pk}/").content.decode()
     assert "collusion" not in body.lower()
 
@@ -85,13 +85,13 @@ def test_nothing_about_collusion_shows_on_the_owners_bot(scanned, owner_client):
     ("query", "words"),
     [({}, "required"), ({"variant": "no-such"}, "No variant"), ({"variant": ""}, "variant")],
 )
-def test_a_bad_query_is_a_400_naming_the_field(staff_client, presets, query, words):
+def test_a_bad_query_is_a_400_naming_the_field(staff_client, presets, query, words) -> None:
     response = staff_client.get(URL, query)
     assert response.status_code == 400
     detail = error_of(response)["detail"]
     assert words in " ".join(detail["variant"])
 
 
-def test_the_staff_user_changes_nothing_here(staff_client, scanned):
+def test_the_staff_user_changes_nothing_here(staff_client, scanned) -> None:
     assert staff_client.post(URL, {"variant": "oh-hell"}).status_code == 405
     assert CollusionFlag.objects.count() == 1

@@ -31,7 +31,9 @@ def owners_bots(make_bot, owner, presets) -> list[Bot]:
 
 
 @pytest.mark.parametrize("client_fixture", ["organiser_client", "staff_client"])
-def test_nobody_enters_another_owners_bots_without_consent(owners_bots, client_fixture, request):
+def test_nobody_enters_another_owners_bots_without_consent(
+    owners_bots, client_fixture, request
+) -> None:
     response = create(request.getfixturevalue(client_fixture), owners_bots)
     assert response.status_code == 403
     error = response.data["error"]
@@ -41,7 +43,7 @@ def test_nobody_enters_another_owners_bots_without_consent(owners_bots, client_f
     assert Tournament.objects.count() == 0
 
 
-def test_only_the_bots_without_consent_are_named(owners_bots, organiser_client):
+def test_only_the_bots_without_consent_are_named(owners_bots, organiser_client) -> None:
     Bot.objects.filter(name="shy-1").update(accept_invitations=True)
     response = create(organiser_client, owners_bots)
     assert response.status_code == 403
@@ -51,7 +53,7 @@ def test_only_the_bots_without_consent_are_named(owners_bots, organiser_client):
 
 def test_the_owner_opts_in_through_the_api_and_then_the_bots_may_be_entered(
     owners_bots, owner_client, organiser_client
-):
+) -> None:
     assert owner_client.get(f"/api/bots/{owners_bots[0].pk}/").json()["accept_invitations"] is False
     for bot in owners_bots:
         response = owner_client.patch(
@@ -61,13 +63,13 @@ def test_the_owner_opts_in_through_the_api_and_then_the_bots_may_be_entered(
     assert create(organiser_client, owners_bots).status_code == 201
 
 
-def test_an_organiser_enters_their_own_bots_freely(make_bot, organiser, presets):
+def test_an_organiser_enters_their_own_bots_freely(make_bot, organiser, presets) -> None:
     bots = [make_bot(organiser, status=BotStatus.ACTIVE) for _ in range(3)]
     assert create(client_for(organiser), bots).status_code == 201
 
 
 @pytest.mark.parametrize("value", ["yes", 1, None])
-def test_consent_is_a_json_boolean(owners_bots, owner_client, value):
+def test_consent_is_a_json_boolean(owners_bots, owner_client, value) -> None:
     response = owner_client.patch(
         f"/api/bots/{owners_bots[0].pk}/", {"accept_invitations": value}, format="json"
     )
@@ -78,7 +80,7 @@ def test_consent_is_a_json_boolean(owners_bots, owner_client, value):
 @pytest.mark.parametrize(
     ("client_fixture", "status"), [("other_client", 403), ("staff_client", 403)]
 )
-def test_only_the_owner_gives_consent(owners_bots, client_fixture, status, request):
+def test_only_the_owner_gives_consent(owners_bots, client_fixture, status, request) -> None:
     client = request.getfixturevalue(client_fixture)
     response = client.patch(
         f"/api/bots/{owners_bots[0].pk}/", {"accept_invitations": True}, format="json"
@@ -87,7 +89,9 @@ def test_only_the_owner_gives_consent(owners_bots, client_fixture, status, reque
     assert not Bot.objects.get(pk=owners_bots[0].pk).accept_invitations
 
 
-def test_registration_may_opt_in_at_once(owner_client, scripted_bot_server, loopback_allowed):
+def test_registration_may_opt_in_at_once(
+    owner_client, scripted_bot_server, loopback_allowed
+) -> None:
     response = owner_client.post(
         "/api/bots/",
         {

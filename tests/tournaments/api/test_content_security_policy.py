@@ -25,7 +25,9 @@ def policy(response) -> dict[str, list[str]]:
 @pytest.mark.parametrize(
     "path", ["/", "/signin/", "/password-reset/", "/write-a-bot/", "/bots/", "/my/account/"]
 )
-def test_dashboard_pages_allow_scripts_and_styles_from_this_server_only(client, owner, path):
+def test_dashboard_pages_allow_scripts_and_styles_from_this_server_only(
+    client, owner, path
+) -> None:
     client.login(username="owner", password=PASSWORD)
     response = client.get(path)
     assert response.status_code == 200
@@ -40,7 +42,9 @@ def test_dashboard_pages_allow_scripts_and_styles_from_this_server_only(client, 
     ["/api/", "/api/bots/", "/api/auth/me/", "/api/docs/", "/api/docs/?script", "/api/redoc/"],
 )
 @pytest.mark.parametrize("accept", ["text/html", "application/json"])
-def test_api_pages_allow_inline_styles_but_scripts_from_this_server_only(client, path, accept):
+def test_api_pages_allow_inline_styles_but_scripts_from_this_server_only(
+    client, path, accept
+) -> None:
     response = client.get(path, HTTP_ACCEPT=accept)
     assert response.status_code < 500  # a refusal (401, 406) carries the policy too
     rules = policy(response)
@@ -49,12 +53,12 @@ def test_api_pages_allow_inline_styles_but_scripts_from_this_server_only(client,
     assert rules["default-src"] == ["'self'"]
 
 
-def test_redoc_may_start_its_search_worker_and_nothing_else_may(client):
+def test_redoc_may_start_its_search_worker_and_nothing_else_may(client) -> None:
     assert policy(client.get("/api/redoc/"))["worker-src"] == ["'self'", "blob:"]
     assert "worker-src" not in policy(client.get("/api/docs/"))
 
 
-def test_swagger_ui_starts_from_a_script_file_not_an_inline_script(client):
+def test_swagger_ui_starts_from_a_script_file_not_an_inline_script(client) -> None:
     page = Markup(client.get("/api/docs/").content.decode())
     assert page.inline_scripts == []
     assert any("?script" in src for src in page.script_files)
@@ -101,7 +105,7 @@ API_TEMPLATES = {"api/redoc.html"}
 @pytest.mark.parametrize(
     "name", sorted(str(p.relative_to(TEMPLATES)) for p in TEMPLATES.rglob("*.html"))
 )
-def test_no_template_has_an_inline_script_handler_or_style(name):
+def test_no_template_has_an_inline_script_handler_or_style(name) -> None:
     # Each tag or variable stands for some text: a script's src, a value.
     markup = Markup(re.sub(r"{%.*?%}|{{.*?}}", "x", (TEMPLATES / name).read_text()))
     assert markup.inline_scripts == [] and markup.inline_attributes == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from rest_framework.settings import api_settings
 
-from tests.tournaments.api.test_export_streaming import fixture_tournament
+from tests.support.exports import fixture_tournament
 from tournaments.api.throttling import DownloadRateThrottle
 from tournaments.models import Match, MatchStatus
 
@@ -29,7 +29,9 @@ def assert_told_to_wait(response) -> None:
         assert response.json()["error"]["code"] == "throttled"
 
 
-def test_the_download_after_the_rate_gets_429_with_retry_after_and_others_are_not_counted(client):
+def test_the_download_after_the_rate_gets_429_with_retry_after_and_others_are_not_counted(
+    client,
+) -> None:
     tournament = fixture_tournament(3)
     fixtures = f"/api/tournaments/{tournament.pk}/fixtures/"
     for _ in range(RATE):
@@ -50,7 +52,7 @@ def test_the_download_after_the_rate_gets_429_with_retry_after_and_others_are_no
     assert elsewhere.status_code == 200
 
 
-def test_replays_are_counted_as_downloads(client):
+def test_replays_are_counted_as_downloads(client) -> None:
     tournament = fixture_tournament(1)
     url = f"/api/matches/{Match.objects.get(tournament=tournament).pk}/replay/"
     for _ in range(RATE):

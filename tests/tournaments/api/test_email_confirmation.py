@@ -60,7 +60,7 @@ def error_of(response: Any) -> dict[str, Any]:
 # Signing up, confirming, asking again -------------------------------------------------------
 
 
-def test_signing_up_with_an_address_mails_a_link_that_confirms_it(mailing):
+def test_signing_up_with_an_address_mails_a_link_that_confirms_it(mailing) -> None:
     body = {"username": "ada", "password": GOOD_PASSWORD, "email": "Ada@Example.ORG"}
     response = mailing(lambda: APIClient().post("/api/auth/signup/", body, format="json"))
     assert response.status_code == 201, response.content
@@ -85,7 +85,7 @@ def test_signing_up_with_an_address_mails_a_link_that_confirms_it(mailing):
     assert again.status_code == 409 and "email" in error_of(again)["detail"]
 
 
-def test_an_account_without_an_address_is_mailed_nothing_and_told_to_add_one(mailing):
+def test_an_account_without_an_address_is_mailed_nothing_and_told_to_add_one(mailing) -> None:
     body = {"username": "nomail", "password": GOOD_PASSWORD}
     mailing(lambda: APIClient().post("/api/auth/signup/", body, format="json"))
     assert mail.outbox == []
@@ -96,7 +96,7 @@ def test_an_account_without_an_address_is_mailed_nothing_and_told_to_add_one(mai
     assert mail.outbox == []
 
 
-def test_asking_again_mails_a_new_link_and_answers_202(mailing):
+def test_asking_again_mails_a_new_link_and_answers_202(mailing) -> None:
     user = make_user("late", email="late@example.org")
     response = mailing(lambda: client_for(user).post("/api/auth/email/resend/"))
     assert response.status_code == 202 and response.json()["email_confirmed"] is False
@@ -104,20 +104,20 @@ def test_asking_again_mails_a_new_link_and_answers_202(mailing):
     assert me(user)["email_confirmed"] is True
 
 
-def test_anonymous_callers_may_not_ask_for_a_link_or_change_an_address(anonymous_client):
+def test_anonymous_callers_may_not_ask_for_a_link_or_change_an_address(anonymous_client) -> None:
     assert anonymous_client.post("/api/auth/email/resend/").status_code in (401, 403)
     body = {"email": "x@example.org", "password": PASSWORD}
     assert anonymous_client.post("/api/auth/email/", body, format="json").status_code in (401, 403)
 
 
 @pytest.mark.parametrize("key", ["", "nonsense", "a" * 1001])
-def test_a_key_that_is_no_link_of_this_site_is_refused_naming_the_key(key):
+def test_a_key_that_is_no_link_of_this_site_is_refused_naming_the_key(key) -> None:
     response = confirm(key)
     assert response.status_code == 400
     assert "key" in error_of(response)["detail"]
 
 
-def test_a_tampered_link_confirms_nothing(mailing):
+def test_a_tampered_link_confirms_nothing(mailing) -> None:
     user = make_user("tamper", email="tamper@example.org")
     mailing(lambda: client_for(user).post("/api/auth/email/resend/"))
     key = key_mailed_to("tamper@example.org")
@@ -126,7 +126,7 @@ def test_a_tampered_link_confirms_nothing(mailing):
     assert me(user)["email_confirmed"] is False
 
 
-def test_an_expired_link_is_refused_saying_so(mailing, settings):
+def test_an_expired_link_is_refused_saying_so(mailing, settings) -> None:
     user = make_user("slow", email="slow@example.org")
     mailing(lambda: client_for(user).post("/api/auth/email/resend/"))
     settings.EMAIL_CONFIRMATION_SECONDS = -1  # every link is older than that
@@ -139,7 +139,7 @@ def test_an_expired_link_is_refused_saying_so(mailing, settings):
 # Changing the address ---------------------------------------------------------------------------
 
 
-def test_a_new_address_must_be_confirmed_again_and_the_old_link_no_longer_works(mailing):
+def test_a_new_address_must_be_confirmed_again_and_the_old_link_no_longer_works(mailing) -> None:
     user = make_confirmed_user("mover")
     assert me(user)["email_confirmed"] is True
     old_link_user = make_user("mover2", email="before@example.org")
@@ -174,7 +174,9 @@ def test_a_new_address_must_be_confirmed_again_and_the_old_link_no_longer_works(
         ({"email": "new@example.org"}, "password"),
     ],
 )
-def test_a_refused_change_of_address_names_the_field_and_changes_nothing(owner, body, field):
+def test_a_refused_change_of_address_names_the_field_and_changes_nothing(
+    owner, body, field
+) -> None:
     response = client_for(owner).post("/api/auth/email/", body, format="json")
     assert response.status_code == 400
     assert field in error_of(response)["detail"]
@@ -182,7 +184,7 @@ def test_a_refused_change_of_address_names_the_field_and_changes_nothing(owner, 
     assert owner.email == "owner@example.org" and me(owner)["email_confirmed"] is True
 
 
-def test_one_address_confirms_one_account_until_that_account_moves_on(mailing):
+def test_one_address_confirms_one_account_until_that_account_moves_on(mailing) -> None:
     first = make_user("first", email="shared@example.org")
     second = make_user("second", email="SHARED@example.org")
     for user in (first, second):
@@ -198,7 +200,7 @@ def test_one_address_confirms_one_account_until_that_account_moves_on(mailing):
     assert me(second)["email_confirmed"] is True
 
 
-def test_mails_are_throttled_per_account_and_per_client_address(mailing):
+def test_mails_are_throttled_per_account_and_per_client_address(mailing) -> None:
     # THROTTLE_EMAIL_RATE is 5/hour.
     alone = make_user("alone", email="alone@example.org")
     answers = [
@@ -235,7 +237,7 @@ def _ladder_of_three(make_bot: Callable[..., Bot]) -> None:
 
 def test_a_bot_of_an_unconfirmed_owner_gets_no_ladder_table_until_the_owner_confirms(
     oh_hell, make_bot, mailing
-):
+) -> None:
     _ladder_of_three(make_bot)
     newcomer = make_user("newcomer", email="newcomer@example.org")
     # Opted in before confirmation was asked of accounts (the migration keeps the choice).
@@ -251,7 +253,7 @@ def test_a_bot_of_an_unconfirmed_owner_gets_no_ladder_table_until_the_owner_conf
 
 def test_a_new_address_takes_the_bots_off_the_ladder_until_it_is_confirmed(
     oh_hell, make_bot, owner, mailing, settings
-):
+) -> None:
     settings.LADDER_MATCHES_IN_FLIGHT = 1
     _ladder_of_three(make_bot)
     mine = make_bot(owner, status=BotStatus.ACTIVE, ladder_opt_in=True)
@@ -274,7 +276,7 @@ def test_a_new_address_takes_the_bots_off_the_ladder_until_it_is_confirmed(
     assert MatchSeat.objects.filter(bot=mine, match__status=MatchStatus.QUEUED).exists()
 
 
-def test_opting_in_before_confirming_is_refused_saying_why_and_registering_is_not(make_bot):
+def test_opting_in_before_confirming_is_refused_saying_why_and_registering_is_not(make_bot) -> None:
     fresh = make_user("fresh", email="fresh@example.org")
     bot = make_bot(fresh)
     client = client_for(fresh)
@@ -294,7 +296,9 @@ def test_opting_in_before_confirming_is_refused_saying_why_and_registering_is_no
     assert plain.status_code == 201, plain.content
 
 
-def test_the_bot_says_to_its_owner_why_it_waits_off_the_ladder(make_bot, other_client, mailing):
+def test_the_bot_says_to_its_owner_why_it_waits_off_the_ladder(
+    make_bot, other_client, mailing
+) -> None:
     fresh = make_user("waiting", email="waiting@example.org")
     bot = make_bot(fresh, ladder_opt_in=True)
     mine = client_for(fresh)

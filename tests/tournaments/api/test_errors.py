@@ -9,7 +9,7 @@ import redis
 from django.contrib.auth.models import User
 from django.test import Client
 
-from tests.tournaments.api.support import error_of
+from tests.support.api import error_of
 from tournaments.models import Bot, Variant
 
 TEN_MEGABYTES = b'{"name": "' + b"x" * (10 * 1024 * 1024) + b'"}'
@@ -31,7 +31,9 @@ def counts() -> tuple[int, int, int]:
     return User.objects.count(), Bot.objects.count(), Variant.objects.count()
 
 
-def test_a_ten_megabyte_body_is_refused_on_every_write_endpoint(bot, staff_client, owner_client):
+def test_a_ten_megabyte_body_is_refused_on_every_write_endpoint(
+    bot, staff_client, owner_client
+) -> None:
     before = counts()
     for method, url in write_endpoints(bot.pk):
         client = staff_client if "variants" in url else owner_client
@@ -41,7 +43,7 @@ def test_a_ten_megabyte_body_is_refused_on_every_write_endpoint(bot, staff_clien
     assert counts() == before
 
 
-def test_a_large_body_without_a_declared_length_is_still_refused(owner_client):
+def test_a_large_body_without_a_declared_length_is_still_refused(owner_client) -> None:
     from io import BytesIO
 
     from tournaments.api.bodies import PayloadTooLarge
@@ -64,7 +66,7 @@ def test_a_large_body_without_a_declared_length_is_still_refused(owner_client):
 )
 def test_malformed_bodies_get_a_4xx_on_every_write_endpoint(
     bot, staff_client, owner_client, body, content_type, status
-):
+) -> None:
     before = counts()
     for method, url in write_endpoints(bot.pk):
         if url.endswith(("rotate-secret/", "verify/")):
@@ -76,7 +78,7 @@ def test_malformed_bodies_get_a_4xx_on_every_write_endpoint(
     assert counts() == before
 
 
-def test_an_empty_body_names_the_missing_fields(owner_client, staff_client):
+def test_an_empty_body_names_the_missing_fields(owner_client, staff_client) -> None:
     response = owner_client.post("/api/bots/", b"", content_type="application/json")
     assert response.status_code == 400
     assert set(error_of(response)["detail"]) == {"name", "endpoint_url"}
@@ -85,14 +87,16 @@ def test_an_empty_body_names_the_missing_fields(owner_client, staff_client):
     assert set(error_of(response)["detail"]) == {"name", "base"}
 
 
-def test_an_unknown_api_path_is_a_json_404(anonymous_client):
+def test_an_unknown_api_path_is_a_json_404(anonymous_client) -> None:
     response = anonymous_client.get("/api/no/such/thing/")
     assert response.status_code == 404
     assert error_of(response)["code"] == "not_found"
 
 
 @pytest.mark.parametrize("method", ["get", "post", "put", "patch", "delete", "options"])
-def test_an_unknown_api_path_is_a_json_404_for_every_method_even_with_csrf_checks(db, method):
+def test_an_unknown_api_path_is_a_json_404_for_every_method_even_with_csrf_checks(
+    db, method
+) -> None:
     client = Client(enforce_csrf_checks=True)  # as a browser's session would be checked
     response = getattr(client, method)("/api/no/such/thing/", content_type="application/json")
     assert response.status_code == 404
@@ -100,13 +104,13 @@ def test_an_unknown_api_path_is_a_json_404_for_every_method_even_with_csrf_check
     assert error_of(response)["code"] == "not_found"
 
 
-def test_a_wrong_method_is_a_json_405(anonymous_client):
+def test_a_wrong_method_is_a_json_405(anonymous_client) -> None:
     response = anonymous_client.delete("/api/variants/")
     assert response.status_code in (401, 405)
     error_of(response)
 
 
-def test_the_api_root_lists_the_endpoints(anonymous_client):
+def test_the_api_root_lists_the_endpoints(anonymous_client) -> None:
     body = anonymous_client.get("/api/").json()
     assert {"bots", "variants", "signup", "token", "schema", "docs"} <= set(body)
     assert {"tournaments", "matches", "leaderboard", "ratings-recompute"} <= set(body)
@@ -124,7 +128,7 @@ def test_the_api_root_lists_the_endpoints(anonymous_client):
         "ordering=;drop",
     ],
 )
-def test_odd_query_strings_never_answer_500(anonymous_client, bot, query):
+def test_odd_query_strings_never_answer_500(anonymous_client, bot, query) -> None:
     for url in (
         "/api/bots/",
         "/api/variants/",
@@ -143,7 +147,7 @@ def test_odd_query_strings_never_answer_500(anonymous_client, bot, query):
             assert bot.secret not in response.content.decode()
 
 
-def test_writes_are_throttled_but_reads_are_not(owner_client, monkeypatch):
+def test_writes_are_throttled_but_reads_are_not(owner_client, monkeypatch) -> None:
     from tournaments.api.throttling import WriteRateThrottle
 
     monkeypatch.setattr(
@@ -160,7 +164,7 @@ def test_writes_are_throttled_but_reads_are_not(owner_client, monkeypatch):
     assert all(owner_client.get("/api/bots/").status_code == 200 for _ in range(5))
 
 
-def test_a_server_error_under_the_api_is_answered_in_json(rf):
+def test_a_server_error_under_the_api_is_answered_in_json(rf) -> None:
     from config.urls import handler500
 
     response = handler500(rf.get("/api/bots/"))
@@ -170,7 +174,7 @@ def test_a_server_error_under_the_api_is_answered_in_json(rf):
 
 
 @pytest.mark.parametrize("query", ["name=%00", "owner=a%00b", "base=%00"])
-def test_a_null_character_in_a_filter_is_a_400_naming_it(anonymous_client, query):
+def test_a_null_character_in_a_filter_is_a_400_naming_it(anonymous_client, query) -> None:
     url = "/api/variants/" if query.startswith("base") else "/api/bots/"
     response = anonymous_client.get(f"{url}?{query}")
     assert response.status_code == 400
@@ -178,14 +182,14 @@ def test_a_null_character_in_a_filter_is_a_400_naming_it(anonymous_client, query
 
 
 @pytest.mark.parametrize("query", ["ordering=name%00", "x%00=1", "page=%00"])
-def test_a_null_character_elsewhere_in_the_query_never_answers_500(anonymous_client, query):
+def test_a_null_character_elsewhere_in_the_query_never_answers_500(anonymous_client, query) -> None:
     for url in ("/api/bots/", "/api/variants/"):
         assert anonymous_client.get(f"{url}?{query}").status_code in (200, 400, 404)
 
 
 def test_a_null_character_anywhere_in_a_body_is_refused_and_nothing_is_written(
     owner_client, staff_client, bot
-):
+) -> None:
     before = counts()
     calls = [
         owner_client.post(
@@ -214,7 +218,7 @@ def test_a_null_character_anywhere_in_a_body_is_refused_and_nothing_is_written(
 
 def test_writes_go_on_unthrottled_and_logged_while_the_cache_is_down(
     owner_client, settings, private_redis, caplog
-):
+) -> None:
     settings.CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",

@@ -3,25 +3,17 @@ queries however many matches it has."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-
 import pytest
-from django.contrib.auth.models import User
 
-from tests.tournaments.dashboard.world import make_bots
+from tests.support.exports import fixture_tournament
 from tournaments.models import (
     Match,
     MatchSeat,
-    MatchStatus,
-    Replay,
     Tournament,
-    TournamentStatus,
-    Variant,
 )
 
 pytestmark = pytest.mark.django_db
 
-AT = datetime(2024, 5, 1, 12, 0, 0, 123456, tzinfo=UTC)
 
 # The download as the serializer-based renderer wrote it (ids filled in by the test).
 EXPECTED = (
@@ -85,58 +77,6 @@ EXPECTED = (
 )
 
 
-def fixture_tournament(matches: int) -> Tournament:
-    """A tournament of ``matches`` three-seat matches, their fields fixed: finished ones with a
-    replay, a cancelled one, a queued one, and a hostile bot name."""
-    owner = User.objects.create_user(username="ada", password="a-long-test-passphrase-42")
-    bots = make_bots(4, [owner])
-    bots[3].name = "=cmd|' /C calc'!A0"
-    bots[3].save(update_fields=["name"])
-    variant = Variant.objects.get(name="oh-hell")
-    tournament = Tournament.objects.create(
-        name="Fixed",
-        organiser=owner,
-        variant=variant,
-        format="round_robin",
-        status=TournamentStatus.RUNNING,
-        table_size=3,
-        rated=True,
-    )
-    for i in range(matches):
-        status = [MatchStatus.FINISHED, MatchStatus.CANCELLED, MatchStatus.QUEUED][i % 3]
-        match = Match.objects.create(
-            tournament=tournament,
-            variant=variant,
-            round=i // 2,
-            seed=7000 + i,
-            status=status,
-            duplicate_group=f"g{i // 2}" if i % 4 == 0 else "",
-            attempts=1 if status == MatchStatus.FINISHED else 0,
-            rating_sequence=i if i % 6 == 0 else None,
-            rated=i % 6 == 0,
-            rated_at=AT if i % 6 == 0 else None,
-            started_at=AT + timedelta(minutes=i, seconds=1) if i % 3 != 2 else None,
-            finished_at=AT + timedelta(minutes=i, seconds=9) if i % 3 == 0 else None,
-        )
-        seated = [bots[(i + j) % 4] for j in range(3)]
-        MatchSeat.objects.bulk_create(
-            MatchSeat(
-                match=match,
-                seat=j,
-                bot=bot,
-                score=(10 * j - 5) if status == MatchStatus.FINISHED else None,
-                rank=(3 - j) if status == MatchStatus.FINISHED else None,
-                faults=j % 2,
-                disqualified=j == 2 and i % 5 == 0,
-            )
-            for j, bot in enumerate(seated)
-        )
-        if status == MatchStatus.FINISHED:
-            Replay.objects.create(match=match, data={"deals": []})
-        Match.objects.filter(pk=match.pk).update(created_at=AT + timedelta(minutes=i))
-    return tournament
-
-
 def fixtures_csv(client, tournament: Tournament) -> bytes:
     response = client.get(f"/api/tournaments/{tournament.pk}/fixtures/", {"download": "csv"})
     assert response.status_code == 200
@@ -147,7 +87,7 @@ def fixtures_csv(client, tournament: Tournament) -> bytes:
     return b"".join(response) if response.streaming else response.content
 
 
-def test_the_matches_download_keeps_its_bytes(client):
+def test_the_matches_download_keeps_its_bytes(client) -> None:
     tournament = fixture_tournament(6)
     matches = Match.objects.filter(tournament=tournament).order_by("pk")
     ids = {f"m{n}": pk for n, pk in enumerate(matches.values_list("pk", flat=True))}
@@ -160,7 +100,7 @@ def test_the_matches_download_keeps_its_bytes(client):
 @pytest.mark.parametrize("matches", [3, 60])
 def test_the_matches_download_streams_in_a_fixed_number_of_queries(
     client, django_assert_max_num_queries, matches
-):
+) -> None:
     tournament = fixture_tournament(matches)
     with django_assert_max_num_queries(4):
         response = client.get(f"/api/tournaments/{tournament.pk}/fixtures/", {"download": "csv"})

@@ -8,7 +8,7 @@ import io
 import pytest
 from django.contrib.auth.models import User
 
-from tests.tournaments.dashboard.world import World, build_world
+from tests.support.world import World, build_world
 from tournaments.api.csv_export import FORMULA_STARTS, CSVRenderer
 from tournaments.models import Bot, Match, MatchSeat, MatchStatus
 
@@ -29,7 +29,7 @@ def read_csv(response) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(body.decode(), newline="")))
 
 
-def test_standings_download_as_csv_with_the_same_figures_as_the_json(client, world):
+def test_standings_download_as_csv_with_the_same_figures_as_the_json(client, world) -> None:
     url = f"/api/tournaments/{world.tournament.pk}/standings/"
     as_json = client.get(url).json()["standings"]
     rows = read_csv(client.get(url, {"download": "csv"}))
@@ -40,7 +40,7 @@ def test_standings_download_as_csv_with_the_same_figures_as_the_json(client, wor
         assert "head_to_head" not in row
 
 
-def test_the_tournaments_matches_download_whole_as_csv_a_row_per_seat(client, world):
+def test_the_tournaments_matches_download_whole_as_csv_a_row_per_seat(client, world) -> None:
     url = f"/api/tournaments/{world.tournament.pk}/fixtures/"
     rows = read_csv(client.get(url, {"download": "csv", "page_size": 1}))
     seats = MatchSeat.objects.filter(match__tournament=world.tournament)
@@ -53,7 +53,7 @@ def test_the_tournaments_matches_download_whole_as_csv_a_row_per_seat(client, wo
     assert shown == expected
 
 
-def test_the_match_list_downloads_as_csv_with_its_filters(client, world):
+def test_the_match_list_downloads_as_csv_with_its_filters(client, world) -> None:
     rows = read_csv(client.get("/api/matches/", {"download": "csv", "status": "finished"}))
     finished = Match.objects.filter(status=MatchStatus.FINISHED)
     assert {int(r["id"]) for r in rows} == set(finished.values_list("pk", flat=True))
@@ -61,13 +61,13 @@ def test_the_match_list_downloads_as_csv_with_its_filters(client, world):
     assert by_accept["Content-Type"].startswith("text/csv")
 
 
-def test_a_missing_tournament_answers_a_csv_error_not_a_500(client, world):
+def test_a_missing_tournament_answers_a_csv_error_not_a_500(client, world) -> None:
     response = client.get("/api/tournaments/999999/standings/", {"download": "csv"})
     assert response.status_code == 404
     assert response.content.decode().splitlines()[0] == "code,message"
 
 
-def test_head_to_head_is_keyed_by_bot_name_with_labelled_fields(client, world):
+def test_head_to_head_is_keyed_by_bot_name_with_labelled_fields(client, world) -> None:
     body = client.get(f"/api/tournaments/{world.tournament.pk}/standings/").json()
     names = {s["bot_name"]: s["bot"] for s in body["standings"]}
     for line in body["standings"]:
@@ -101,7 +101,9 @@ def is_number(cell: str) -> bool:
     return True
 
 
-def test_text_a_spreadsheet_would_run_is_written_as_text_and_numbers_as_they_are(client, world):
+def test_text_a_spreadsheet_would_run_is_written_as_text_and_numbers_as_they_are(
+    client, world
+) -> None:
     # Names the API refuses today, as an older row or a staff edit could still hold them.
     for bot, name in zip(world.bots, HOSTILE_TEXT, strict=False):
         Bot.objects.filter(pk=bot.pk).update(name=name)
@@ -122,7 +124,7 @@ def test_text_a_spreadsheet_would_run_is_written_as_text_and_numbers_as_they_are
     assert {r["seat_score"] for r in fixtures if int(r["id"]) == world.finished[0].pk} >= {"-7"}
 
 
-def test_every_text_cell_of_any_answer_is_made_safe_the_same_way():
+def test_every_text_cell_of_any_answer_is_made_safe_the_same_way() -> None:
     rows = [
         {"name": t, "score": -3, "mean": -1.5, "note": "a-b", "tags": ["=x"]} for t in HOSTILE_TEXT
     ]

@@ -8,7 +8,7 @@ import pytest
 from django.core.cache import cache
 from django.utils import timezone
 
-from tests.tournaments.api.support import error_of
+from tests.support.api import error_of
 from tournaments.cache_keys import history_generation_key
 from tournaments.models import Match, MatchSeat, MatchStatus, RatingHistory
 from tournaments.services.ratings import ratings_apply_pending
@@ -42,7 +42,7 @@ def rated(make_bot, owner, oh_hell, django_capture_on_commit_callbacks):
 
 def test_a_page_read_twice_is_served_the_second_time_without_a_query(
     anonymous_client, rated, django_assert_num_queries
-):
+) -> None:
     first = anonymous_client.get(_history(rated[0].pk, "&page_size=1"))
     assert first.status_code == 200 and first.json()["count"] == 2
     with django_assert_num_queries(0):
@@ -57,7 +57,7 @@ def test_a_page_read_twice_is_served_the_second_time_without_a_query(
 
 def test_a_rating_write_of_the_bot_shows_in_its_history_at_once(
     anonymous_client, rated, oh_hell, django_capture_on_commit_callbacks
-):
+) -> None:
     first = anonymous_client.get(_history(rated[0].pk)).json()
     _play(oh_hell, rated, [0, 10, 20, 90])
     with django_capture_on_commit_callbacks(execute=True):
@@ -70,7 +70,7 @@ def test_a_rating_write_of_the_bot_shows_in_its_history_at_once(
 
 def test_a_recompute_that_changes_a_history_shows_at_once(
     anonymous_client, rated, oh_hell, django_capture_on_commit_callbacks
-):
+) -> None:
     first = anonymous_client.get(_history(rated[0].pk)).json()
     # A stored result corrected: the recompute rates it as it now stands.
     seat = MatchSeat.objects.filter(bot=rated[0]).earliest("match_id")
@@ -88,7 +88,7 @@ def test_a_recompute_that_changes_a_history_shows_at_once(
 
 def test_without_the_writer_reaching_the_cache_a_page_follows_the_database_regardless(
     anonymous_client, rated, oh_hell
-):
+) -> None:
     """A rating write whose process cannot drop the generation (its callbacks never run
     here): the page is still rebuilt once the generation's short life has passed."""
     first = anonymous_client.get(_history(rated[0].pk)).json()
@@ -99,7 +99,7 @@ def test_without_the_writer_reaching_the_cache_a_page_follows_the_database_regar
     assert after["count"] == first["count"] + 1
 
 
-def test_an_unknown_bot_and_bad_input_are_not_cached(anonymous_client, rated):
+def test_an_unknown_bot_and_bad_input_are_not_cached(anonymous_client, rated) -> None:
     assert anonymous_client.get(_history(999_999)).status_code == 404
     assert anonymous_client.get(_history(999_999)).status_code == 404
     bad = anonymous_client.get(_history(rated[0].pk, "&at=yesterday"))

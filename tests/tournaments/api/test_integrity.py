@@ -12,8 +12,8 @@ from django.utils import timezone
 
 from engine import Game, preset
 from engine.seeds import seed_matches, seed_sha256, seed_text
+from tests.support.api import draft_round_robin, started
 from tests.support.users import client_for
-from tests.tournaments.api.support import draft_round_robin, started
 from tournaments.models import (
     BotHealthCheck,
     BotStatus,
@@ -28,7 +28,7 @@ from tournaments.seeds import deal_seed, new_deal_salt
 LEAK = "Cannot connect to host 127.0.0.1:18298 http://10.1.2.3:18298/secret/path"
 
 
-def test_the_canonical_text_and_commitment_of_a_seed():
+def test_the_canonical_text_and_commitment_of_a_seed() -> None:
     assert seed_text(0) == "0" and seed_text(1234) == "1234"
     assert seed_sha256(1234) == hashlib.sha256(b"1234").hexdigest()
     assert seed_matches(1234, seed_sha256(1234).upper()) and not seed_matches(
@@ -39,7 +39,7 @@ def test_the_canonical_text_and_commitment_of_a_seed():
             seed_text(bad)  # type: ignore[arg-type]
 
 
-def test_deal_seeds_are_keyed_with_the_server_secret_and_the_competitions_salt(settings):
+def test_deal_seeds_are_keyed_with_the_server_secret_and_the_competitions_salt(settings) -> None:
     salt = new_deal_salt()
     first = deal_seed(42, salt)
     assert first == deal_seed(42, salt) and first != 42 and 0 <= first < 2**63
@@ -72,7 +72,7 @@ def match_of(make_bot, owner, oh_hell):
 
 
 @pytest.mark.parametrize("status", ["queued", "running", "failed"])
-def test_a_match_not_ended_shows_only_its_commitment(match_of, status, staff_client):
+def test_a_match_not_ended_shows_only_its_commitment(match_of, status, staff_client) -> None:
     match = match_of(status)
     for client in (client_for(None), staff_client):
         body = client.get(f"/api/matches/{match.pk}/").json()
@@ -82,7 +82,9 @@ def test_a_match_not_ended_shows_only_its_commitment(match_of, status, staff_cli
         assert "987654321" not in client.get(f"/api/matches/{match.pk}/").content.decode()
 
 
-def test_an_ended_match_reveals_its_seed_matching_the_commitment(match_of, anonymous_client):
+def test_an_ended_match_reveals_its_seed_matching_the_commitment(
+    match_of, anonymous_client
+) -> None:
     match = match_of(MatchStatus.FINISHED)
     body = anonymous_client.get(f"/api/matches/{match.pk}/").json()
     assert body["seed"] == 987654321 and seed_matches(body["seed"], body["seed_sha256"])
@@ -90,7 +92,7 @@ def test_an_ended_match_reveals_its_seed_matching_the_commitment(match_of, anony
 
 def test_a_duplicate_rotation_keeps_its_seed_and_replay_until_the_group_has_ended(
     match_of, anonymous_client
-):
+) -> None:
     done = match_of(MatchStatus.FINISHED, group="g1")
     Replay.objects.create(match=done, data={"seed": 987654321})
     other = match_of(MatchStatus.QUEUED, group="g1")
@@ -106,7 +108,7 @@ def test_a_duplicate_rotation_keeps_its_seed_and_replay_until_the_group_has_ende
 
 def test_the_match_page_checks_the_revealed_seed_and_re_deals_the_replay(
     match_of, anonymous_client, tmp_path
-):
+) -> None:
     game = Game(preset("oh-hell"), 3, 555)
     while not game.is_over:
         game.apply(game.legal_actions()[0])
@@ -129,7 +131,7 @@ def test_the_match_page_checks_the_revealed_seed_and_re_deals_the_replay(
     assert done.returncode != 0 and "does not match its commitment" in done.stderr
 
 
-def test_a_tournament_reveals_its_seed_once_it_has_ended(organiser, oh_hell, make_bot):
+def test_a_tournament_reveals_its_seed_once_it_has_ended(organiser, oh_hell, make_bot) -> None:
     bots = [make_bot(organiser, status=BotStatus.ACTIVE) for _ in range(3)]
     tournament = draft_round_robin(organiser, oh_hell, bots, name="sealed", table_size=3, seed=4242)
     client = client_for(organiser)
@@ -140,7 +142,9 @@ def test_a_tournament_reveals_its_seed_once_it_has_ended(organiser, oh_hell, mak
     assert client.get(f"/api/tournaments/{tournament.pk}/").json()["seed"] == 4242
 
 
-def test_fixture_deals_are_not_the_tournament_seeds_public_derivation(organiser, oh_hell, make_bot):
+def test_fixture_deals_are_not_the_tournament_seeds_public_derivation(
+    organiser, oh_hell, make_bot
+) -> None:
     from tournaments.formats import round_robin
 
     bots = [make_bot(organiser, status=BotStatus.ACTIVE) for _ in range(3)]
@@ -174,7 +178,7 @@ def leaky_bot(make_bot, owner, match_of):
 @pytest.mark.parametrize(
     ("who", "private"), [(None, False), ("other_user", False), ("owner", True), ("staff", True)]
 )
-def test_endpoint_details_reach_only_the_owner_and_staff(leaky_bot, who, private, request):
+def test_endpoint_details_reach_only_the_owner_and_staff(leaky_bot, who, private, request) -> None:
     user = None if who is None else request.getfixturevalue(who)
     client = client_for(user)
     bot_body = client.get(f"/api/bots/{leaky_bot.pk}/").json()

@@ -19,7 +19,7 @@ def ladder(oh_hell) -> Ladder:
     return ladder
 
 
-def test_anyone_lists_and_reads_the_ladders(ladder, anonymous_client):
+def test_anyone_lists_and_reads_the_ladders(ladder, anonymous_client) -> None:
     body = anonymous_client.get("/api/ladders/").json()
     assert [row["variant"] for row in body["results"]] == ["oh-hell"]
     one = anonymous_client.get(f"/api/ladders/{ladder.pk}/").json()
@@ -27,7 +27,7 @@ def test_anyone_lists_and_reads_the_ladders(ladder, anonymous_client):
     assert one["matches_in_flight"] == 0
 
 
-def test_staff_pause_and_resume_a_ladder(ladder, staff_client):
+def test_staff_pause_and_resume_a_ladder(ladder, staff_client) -> None:
     response = staff_client.post(f"/api/ladders/{ladder.pk}/pause/")
     assert response.status_code == 200 and response.json()["status"] == "paused"
     assert staff_client.post(f"/api/ladders/{ladder.pk}/pause/").status_code == 409
@@ -35,7 +35,7 @@ def test_staff_pause_and_resume_a_ladder(ladder, staff_client):
     assert response.status_code == 200 and response.json()["status"] == "running"
 
 
-def test_staff_switch_a_variant_ladder_on(presets, staff_client):
+def test_staff_switch_a_variant_ladder_on(presets, staff_client) -> None:
     data = {"variant": "blackout", "table_size": 5}
     response = staff_client.post("/api/ladders/", data, format="json")
     assert response.status_code == 201, response.content
@@ -46,7 +46,7 @@ def test_staff_switch_a_variant_ladder_on(presets, staff_client):
     assert again.status_code == 409
 
 
-def test_staff_set_how_many_tables_a_round_rates_together(presets, staff_client):
+def test_staff_set_how_many_tables_a_round_rates_together(presets, staff_client) -> None:
     response = staff_client.post("/api/ladders/", {"variant": "blackout"}, format="json")
     assert response.json()["round_tables"] == ROUND_TABLES  # rounds by default
     data = {"variant": "british-oh-hell", "round_tables": 1}  # every table rated alone
@@ -56,7 +56,7 @@ def test_staff_set_how_many_tables_a_round_rates_together(presets, staff_client)
     assert Ladder.objects.get(pk=response.json()["id"]).round_tables == 1
 
 
-def test_staff_set_a_ladders_time_bank(presets, staff_client, anonymous_client):
+def test_staff_set_a_ladders_time_bank(presets, staff_client, anonymous_client) -> None:
     data = {"variant": "blackout", "time_bank_ms": 0}
     response = staff_client.post("/api/ladders/", data, format="json")
     assert response.status_code == 201, response.content
@@ -67,7 +67,7 @@ def test_staff_set_a_ladders_time_bank(presets, staff_client, anonymous_client):
 
 def test_staff_may_switch_duplicate_on_and_the_schema_says_what_it_exposes(
     presets, staff_client, anonymous_client
-):
+) -> None:
     data = {"variant": "blackout", "table_size": 4, "duplicate": True}
     response = staff_client.post("/api/ladders/", data, format="json")
     assert response.status_code == 201, response.content
@@ -97,14 +97,14 @@ def test_staff_may_switch_duplicate_on_and_the_schema_says_what_it_exposes(
         ({"variant": "blackout", "round_tables": "4"}, "round_tables"),
     ],
 )
-def test_bad_input_names_the_field(presets, staff_client, data, field):
+def test_bad_input_names_the_field(presets, staff_client, data, field) -> None:
     response = staff_client.post("/api/ladders/", data, format="json")
     assert response.status_code == 400
     assert field in response.json()["error"]["detail"]
 
 
 @pytest.mark.parametrize("client_fixture", ["owner_client", "organiser_client", "anonymous_client"])
-def test_only_staff_change_ladders(ladder, client_fixture, request):
+def test_only_staff_change_ladders(ladder, client_fixture, request) -> None:
     client = request.getfixturevalue(client_fixture)
     assert client.post(f"/api/ladders/{ladder.pk}/pause/").status_code in (401, 403)
     response = client.post("/api/ladders/", {"variant": "blackout"}, format="json")

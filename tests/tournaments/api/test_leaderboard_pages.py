@@ -33,7 +33,9 @@ def _play(variant, bots, scores) -> None:
         MatchSeat.objects.create(match=match, seat=seat, bot=bot, score=score)
 
 
-def test_pages_follow_the_whole_board_in_order_with_ranks_from_the_top(anonymous_client, board):
+def test_pages_follow_the_whole_board_in_order_with_ranks_from_the_top(
+    anonymous_client, board
+) -> None:
     rows = []
     for page in (1, 2, 3):
         body = anonymous_client.get(f"{BOARD}&page_size=5&page={page}").json()
@@ -48,7 +50,7 @@ def test_pages_follow_the_whole_board_in_order_with_ranks_from_the_top(anonymous
 
 def test_a_cached_page_is_replaced_as_soon_as_a_rating_is_written(
     anonymous_client, board, oh_hell, settings, django_capture_on_commit_callbacks
-):
+) -> None:
     settings.LEADERBOARD_CACHE_SECONDS = 3600
     first = anonymous_client.get(f"{BOARD}&page_size=3").json()
     again = anonymous_client.get(f"{BOARD}&page_size=3")
@@ -72,7 +74,7 @@ def test_within_the_stale_window_a_write_leaves_the_last_page_served_without_a_q
     settings,
     django_capture_on_commit_callbacks,
     django_assert_num_queries,
-):
+) -> None:
     settings.LEADERBOARD_CACHE_SECONDS = 3600
     first = anonymous_client.get(f"{BOARD}&page_size=3").json()  # built from this board
     settings.LEADERBOARD_STALE_SECONDS = 3600
@@ -86,7 +88,7 @@ def test_within_the_stale_window_a_write_leaves_the_last_page_served_without_a_q
 
 def test_a_write_shows_on_the_page_once_the_stale_window_has_passed(
     anonymous_client, board, oh_hell, settings, django_capture_on_commit_callbacks
-):
+) -> None:
     settings.LEADERBOARD_CACHE_SECONDS = 3600
     first = anonymous_client.get(f"{BOARD}&page_size=3").json()
     settings.LEADERBOARD_STALE_SECONDS = 1
@@ -104,7 +106,7 @@ def test_a_write_shows_on_the_page_once_the_stale_window_has_passed(
 
 def test_the_page_shows_every_row_field_and_the_cache_can_be_turned_off(
     anonymous_client, board, settings
-):
+) -> None:
     settings.LEADERBOARD_CACHE_SECONDS = 0
     body = anonymous_client.get(f"{BOARD}&page_size=2&page=2").json()
     assert body["previous"] is not None and body["next"] is not None
@@ -117,7 +119,7 @@ def test_the_page_shows_every_row_field_and_the_cache_can_be_turned_off(
 
 def test_the_health_endpoint_answers_without_a_database_or_a_session(
     anonymous_client, django_assert_num_queries
-):
+) -> None:
     with django_assert_num_queries(0):
         response = anonymous_client.get("/api/health/")
     assert response.status_code == 200
@@ -128,7 +130,7 @@ def test_the_health_endpoint_answers_without_a_database_or_a_session(
 @pytest.mark.parametrize("provisional", ["true", "false"])
 def test_a_board_without_ratings_is_an_empty_page_not_an_error(
     anonymous_client, oh_hell, provisional, settings
-):
+) -> None:
     settings.LEADERBOARD_CACHE_SECONDS = 0  # read from the database
     response = anonymous_client.get(f"{BOARD}&include_provisional={provisional}")
     assert response.status_code == 200, response.content

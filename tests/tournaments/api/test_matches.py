@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from engine.seeds import seed_matches, seed_sha256
-from tests.tournaments.api.support import error_of
+from tests.support.api import error_of
 from tournaments.errors import ApplicationError
 from tournaments.leases import claim_token
 from tournaments.models import (
@@ -72,7 +72,7 @@ def seated(make_bot, owner, oh_hell) -> SeatedMatches:
 
 
 class TestList:
-    def test_anyone_lists_matches_with_their_seats(self, anonymous_client, seated):
+    def test_anyone_lists_matches_with_their_seats(self, anonymous_client, seated) -> None:
         match = seated([30, 20, 10], replay={"deals": []})
         seated()
         body = anonymous_client.get("/api/matches/").json()
@@ -89,7 +89,7 @@ class TestList:
 
     def test_the_list_filters_by_tournament_variant_status_and_bot(
         self, anonymous_client, seated, organiser, oh_hell, make_bot, owner
-    ):
+    ) -> None:
 
         cup = Tournament.objects.create(
             name="cup", organiser=organiser, variant=oh_hell, format="swiss"
@@ -132,7 +132,7 @@ class TestList:
             "tournament=%00",
         ],
     )
-    def test_odd_query_strings_never_answer_500(self, anonymous_client, seated, query):
+    def test_odd_query_strings_never_answer_500(self, anonymous_client, seated, query) -> None:
         seated([1, 2, 3])
         response = anonymous_client.get(f"/api/matches/?{query}")
         assert response.status_code in (200, 400, 404), (query, response.content[:200])
@@ -141,7 +141,9 @@ class TestList:
         else:
             assert len(response.json()["results"]) <= 200
 
-    def test_the_list_makes_the_same_queries_for_5_or_50_matches(self, anonymous_client, seated):
+    def test_the_list_makes_the_same_queries_for_5_or_50_matches(
+        self, anonymous_client, seated
+    ) -> None:
         for _ in range(5):
             seated([3, 2, 1], replay={})
         with CaptureQueriesContext(connection) as few:
@@ -154,7 +156,7 @@ class TestList:
 
     def test_a_match_names_its_ladder_or_its_tournament_and_null_for_the_other(
         self, anonymous_client, seated, owner, oh_hell
-    ):
+    ) -> None:
         ladder, _ = Ladder.objects.get_or_create(variant=oh_hell)
         cup = Tournament.objects.create(
             name="Cup", organiser=owner, variant=oh_hell, format="round_robin"
@@ -178,7 +180,7 @@ class TestList:
 
 
 class TestDetail:
-    def test_a_match_shows_per_seat_results_and_faults(self, anonymous_client, seated):
+    def test_a_match_shows_per_seat_results_and_faults(self, anonymous_client, seated) -> None:
         match = seated([30, 20, 10])
         seat = match.seats.get(seat=1)
         SeatFault.objects.create(
@@ -211,7 +213,7 @@ class TestDetail:
             ("staff_client", True),
         ],
     )
-    def test_a_platform_error_is_shown_to_staff_only(self, request, seated, viewer, sees):
+    def test_a_platform_error_is_shown_to_staff_only(self, request, seated, viewer, sees) -> None:
         error = 'IntegrityError: duplicate key value violates "match_seat" (note)=(internal)'
         match = seated(status=MatchStatus.FAILED, error=error)
         client = request.getfixturevalue(viewer)
@@ -228,7 +230,7 @@ class TestDetail:
 
     def test_anyone_sees_a_voided_deal_but_not_the_error(
         self, anonymous_client, staff_client, seated
-    ):
+    ) -> None:
         match = seated()
         published = seed_sha256(match.seed)
         token = claim_token()
@@ -244,7 +246,9 @@ class TestDetail:
         staff = staff_client.get(f"/api/matches/{match.pk}/").json()
         assert staff["error"] == error and staff["voided_deals"] == body["voided_deals"]
 
-    def test_a_voided_deals_seed_is_shown_once_the_match_has_ended(self, anonymous_client, seated):
+    def test_a_voided_deals_seed_is_shown_once_the_match_has_ended(
+        self, anonymous_client, seated
+    ) -> None:
         match = seated(max_attempts=2)
         published = [seed_sha256(match.seed)]
         for expected in ("queued", "failed"):
@@ -266,13 +270,13 @@ class TestDetail:
         assert seed_matches(body["seed"], published[2])
 
     @pytest.mark.parametrize("path", ["999999", "99999999999999999999999", "abc", "1.5"])
-    def test_an_unknown_match_is_a_json_404(self, anonymous_client, path):
+    def test_an_unknown_match_is_a_json_404(self, anonymous_client, path) -> None:
         for suffix in ("", "replay/"):
             response = anonymous_client.get(f"/api/matches/{path}/{suffix}")
             assert response.status_code == 404
             error_of(response)
 
-    def test_matches_cannot_be_written_through_the_api(self, staff_client, seated):
+    def test_matches_cannot_be_written_through_the_api(self, staff_client, seated) -> None:
         match = seated()
         before = Match.objects.values().get(pk=match.pk)
         assert staff_client.post("/api/matches/", {}, format="json").status_code == 405
@@ -284,7 +288,7 @@ class TestDetail:
 
 
 class TestReplay:
-    def test_the_replay_downloads_as_a_json_attachment(self, anonymous_client, seated):
+    def test_the_replay_downloads_as_a_json_attachment(self, anonymous_client, seated) -> None:
         data = {"players": 3, "deals": [{"scores": [1, 2, 3]}]}
         match = seated([1, 2, 3], replay=data)
         response = anonymous_client.get(f"/api/matches/{match.pk}/replay/")
@@ -295,7 +299,7 @@ class TestReplay:
         )
         assert json.loads(response.content) == {**data, "seed_sha256": seed_sha256(match.seed)}
 
-    def test_a_match_without_a_replay_yet_is_a_json_404(self, anonymous_client, seated):
+    def test_a_match_without_a_replay_yet_is_a_json_404(self, anonymous_client, seated) -> None:
         match = seated()
         response = anonymous_client.get(f"/api/matches/{match.pk}/replay/")
         assert response.status_code == 404
@@ -305,7 +309,7 @@ class TestReplay:
 
 
 class TestRetry:
-    def test_a_failed_match_is_queued_again_with_fresh_attempts(self, seated):
+    def test_a_failed_match_is_queued_again_with_fresh_attempts(self, seated) -> None:
         match = seated(status=MatchStatus.FAILED, attempts=3, error="broker lost")
         Match.objects.filter(pk=match.pk).update(finished_at=timezone.now())
         match_retry(match=match)
@@ -314,14 +318,14 @@ class TestRetry:
         assert match.finished_at is None and match.claimed_by == ""
 
     @pytest.mark.parametrize("status", ["queued", "running", "cancelled"])
-    def test_only_failed_matches_are_retried(self, seated, status):
+    def test_only_failed_matches_are_retried(self, seated, status) -> None:
         match = seated(status=status)
         before = Match.objects.values().get(pk=match.pk)
         with pytest.raises(ApplicationError, match="only a failed match"):
             match_retry(match=match)
         assert Match.objects.values().get(pk=match.pk) == before
 
-    def test_a_finished_match_is_never_retried(self, seated):
+    def test_a_finished_match_is_never_retried(self, seated) -> None:
         match = seated([1, 2, 3])
         with pytest.raises(ApplicationError):
             match_retry(match=match)
@@ -329,7 +333,7 @@ class TestRetry:
 
     def test_a_failed_match_of_a_cancelled_tournament_stays_failed(
         self, seated, organiser, oh_hell
-    ):
+    ) -> None:
         cup = Tournament.objects.create(
             name="cup", organiser=organiser, variant=oh_hell, format="swiss", status="cancelled"
         )

@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from tests.tournaments.api.support import error_of
+from tests.support.api import error_of
 from tournaments.models import BotStatus, Match, MatchSeat, MatchStatus, RankFit, RankInterval
 from tournaments.services.rank_intervals import rank_intervals_fit
 from tournaments.services.ratings import ratings_apply_pending
@@ -45,7 +45,7 @@ def fitted(make_bot, owner, oh_hell, settings):
     return regulars, newcomer
 
 
-def test_the_intervals_list_every_fitted_bot_best_first(anonymous_client, fitted, oh_hell):
+def test_the_intervals_list_every_fitted_bot_best_first(anonymous_client, fitted, oh_hell) -> None:
     regulars, _ = fitted
     response = anonymous_client.get(URL, {"variant": "oh-hell"})
     assert response.status_code == 200
@@ -76,7 +76,9 @@ def test_the_intervals_list_every_fitted_bot_best_first(anonymous_client, fitted
             assert answered["interval"] == f"{rank}; {span} at 90%"
 
 
-def test_a_bot_with_too_few_matches_says_so_instead_of_an_interval(anonymous_client, fitted):
+def test_a_bot_with_too_few_matches_says_so_instead_of_an_interval(
+    anonymous_client, fitted
+) -> None:
     _, newcomer = fitted
     rows = anonymous_client.get(URL, {"variant": "oh-hell"}).json()["results"]
     (row,) = [r for r in rows if r["bot"] == newcomer.pk]
@@ -84,7 +86,7 @@ def test_a_bot_with_too_few_matches_says_so_instead_of_an_interval(anonymous_cli
     assert row["interval"].endswith("; too few matches for an interval")
 
 
-def test_the_intervals_page_like_any_list(anonymous_client, fitted):
+def test_the_intervals_page_like_any_list(anonymous_client, fitted) -> None:
     first = anonymous_client.get(URL, {"variant": "oh-hell", "page_size": 2}).json()
     second = anonymous_client.get(URL, {"variant": "oh-hell", "page_size": 2, "page": 2}).json()
     everything = anonymous_client.get(URL, {"variant": "oh-hell"}).json()["results"]
@@ -92,13 +94,13 @@ def test_the_intervals_page_like_any_list(anonymous_client, fitted):
     assert first["results"] + second["results"] == everything[:4]
 
 
-def test_before_a_variant_is_fitted_the_list_is_empty(anonymous_client, presets):
+def test_before_a_variant_is_fitted_the_list_is_empty(anonymous_client, presets) -> None:
     body = anonymous_client.get(URL, {"variant": "blackout"}).json()
     assert body["count"] == 0 and body["results"] == []
 
 
 @pytest.mark.parametrize("query", [{"variant": "no-such-variant"}, {"variant": ""}, {}])
-def test_a_missing_or_unknown_variant_is_a_400_naming_it(anonymous_client, presets, query):
+def test_a_missing_or_unknown_variant_is_a_400_naming_it(anonymous_client, presets, query) -> None:
     response = anonymous_client.get(URL, query)
     assert response.status_code == 400
     assert "variant" in error_of(response)["detail"]

@@ -112,13 +112,13 @@ def whole_board(bots) -> list[dict]:
 
 
 class TestLeaderboard:
-    def test_the_first_page_exactly(self, anonymous_client, board):
+    def test_the_first_page_exactly(self, anonymous_client, board) -> None:
         answer = anonymous_client.get(BOARD)
         assert body(answer) == exact(
             {"count": 7, "next": None, "previous": None, "results": whole_board(board)}
         )
 
-    def test_a_deep_page_and_its_links_exactly(self, anonymous_client, board):
+    def test_a_deep_page_and_its_links_exactly(self, anonymous_client, board) -> None:
         expected = whole_board(board)
         answer = anonymous_client.get(f"{BOARD}&page_size=2&page=3")
         assert body(answer) == exact(
@@ -143,7 +143,7 @@ class TestLeaderboard:
             "http://testserver/api/leaderboard/?page_size=2&variant=oh-hell"
         )
 
-    def test_established_bots_only_exactly(self, anonymous_client, board, oh_hell):
+    def test_established_bots_only_exactly(self, anonymous_client, board, oh_hell) -> None:
         established = [r for r in whole_board(board) if not r["provisional"]]
         for rank, r in enumerate(established, start=1):  # ranks count among the shown bots
             r["rank"] = rank
@@ -156,7 +156,7 @@ class TestLeaderboard:
 
     def test_everyone_sees_the_same_board_and_a_cached_page_is_the_same_bytes(
         self, anonymous_client, owner_client, other_client, staff_client, board, settings
-    ):
+    ) -> None:
         fresh = body(anonymous_client.get(BOARD))
         assert b"secret" not in fresh and b"example.org" not in fresh
         for client in (owner_client, other_client, staff_client):
@@ -165,7 +165,7 @@ class TestLeaderboard:
         assert body(anonymous_client.get(BOARD)) == fresh  # kept
         assert body(anonymous_client.get(BOARD)) == fresh  # from the cache
 
-    def test_an_empty_board_exactly(self, anonymous_client, presets, settings):
+    def test_an_empty_board_exactly(self, anonymous_client, presets, settings) -> None:
         settings.LEADERBOARD_CACHE_SECONDS = 0
         answer = anonymous_client.get("/api/leaderboard/?variant=blackout")
         assert body(answer) == exact({"count": 0, "next": None, "previous": None, "results": []})
@@ -183,7 +183,7 @@ class TestLeaderboard:
             ("variant=oh-hell&page=9", 404, ("not_found", "Invalid page.", None)),
         ],
     )
-    def test_errors_exactly(self, anonymous_client, board, query, status, error):
+    def test_errors_exactly(self, anonymous_client, board, query, status, error) -> None:
         answer = anonymous_client.get(f"/api/leaderboard/?{query}")
         assert answer.status_code == status
         code, message, field = error
@@ -196,12 +196,14 @@ class TestLeaderboard:
     @pytest.mark.parametrize("size", [2, 7])
     def test_a_page_from_the_database_takes_three_queries_at_any_size(
         self, anonymous_client, board, size
-    ):
+    ) -> None:
         with CaptureQueriesContext(connection) as queries:
             anonymous_client.get(f"{BOARD}&page_size={size}&page=1")
         assert len(queries) == 3  # the variant, the count, the page
 
-    def test_the_board_is_in_the_order_of_the_leaderboard_selector(self, anonymous_client, board):
+    def test_the_board_is_in_the_order_of_the_leaderboard_selector(
+        self, anonymous_client, board
+    ) -> None:
         from tournaments.selectors.ratings import leaderboard
 
         rows = json.loads(body(anonymous_client.get(BOARD)))["results"]
@@ -275,7 +277,9 @@ def history_row(row: RatingHistory, at: str) -> dict:
 
 
 class TestRatingHistory:
-    def test_every_update_exactly_oldest_first_by_variant(self, anonymous_client, bot, history):
+    def test_every_update_exactly_oldest_first_by_variant(
+        self, anonymous_client, bot, history
+    ) -> None:
         texts = [JAN_TEXT, JAN_TEXT, FEB_TEXT, FEB_TEXT, "2024-03-01T00:00:00Z"]
         rows = [history_row(r, t) for r, t in zip(history, texts, strict=True)]
         in_order = [rows[0], rows[2], rows[3], rows[4], rows[1]]  # oh-hell is the older variant
@@ -330,12 +334,14 @@ class TestRatingHistory:
             ("?page=4", 404, {"code": "not_found", "message": "Invalid page.", "detail": {}}),
         ],
     )
-    def test_errors_exactly(self, anonymous_client, bot, history, query, status, expected):
+    def test_errors_exactly(self, anonymous_client, bot, history, query, status, expected) -> None:
         answer = anonymous_client.get(f"/api/bots/{bot.pk}/rating-history/{query}")
         assert answer.status_code == status
         assert body(answer) == exact({"error": expected})
 
-    def test_an_unknown_bot_is_a_404_before_its_query_is_read(self, anonymous_client, history):
+    def test_an_unknown_bot_is_a_404_before_its_query_is_read(
+        self, anonymous_client, history
+    ) -> None:
         for suffix in ("rating-history/?at=garbage", "ratings/?at=garbage"):
             answer = anonymous_client.get(f"/api/bots/987654/{suffix}")
             assert body(answer) == exact(
@@ -345,13 +351,13 @@ class TestRatingHistory:
     @pytest.mark.parametrize("query", ["", "?variant=oh-hell", "?page_size=1"])
     def test_a_page_takes_the_same_few_queries_however_long(
         self, anonymous_client, bot, history, query
-    ):
+    ) -> None:
         with CaptureQueriesContext(connection) as queries:
             anonymous_client.get(f"/api/bots/{bot.pk}/rating-history/{query}")
         # The variant when one is asked for, the count, the page; the bot only when empty.
         assert len(queries) == (3 if "variant" in query else 2)
 
-    def test_an_empty_history_is_a_page_for_a_known_bot_only(self, anonymous_client, bot):
+    def test_an_empty_history_is_a_page_for_a_known_bot_only(self, anonymous_client, bot) -> None:
         answer = anonymous_client.get(f"/api/bots/{bot.pk}/rating-history/")
         assert body(answer) == exact({"count": 0, "next": None, "previous": None, "results": []})
         for suffix in ("rating-history/", "rating-history/?page=2", "ratings/"):
@@ -364,7 +370,7 @@ class TestRatingHistory:
 
 
 class TestBotRatings:
-    def test_the_ratings_now_exactly(self, anonymous_client, bot, history):
+    def test_the_ratings_now_exactly(self, anonymous_client, bot, history) -> None:
         answer = anonymous_client.get(f"/api/bots/{bot.pk}/ratings/")
         assert body(answer) == exact(
             [
@@ -391,7 +397,7 @@ class TestBotRatings:
             ]
         )
 
-    def test_the_ratings_on_a_date_exactly(self, anonymous_client, bot, history):
+    def test_the_ratings_on_a_date_exactly(self, anonymous_client, bot, history) -> None:
         blackout = {
             "variant": "blackout",
             "mu": 21.125,
@@ -438,7 +444,7 @@ class TestBotRatings:
         before = anonymous_client.get(f"/api/bots/{bot.pk}/ratings/?at=2023-12-31T00:00:00Z")
         assert body(before) == b"[]"
 
-    def test_a_bad_date_is_a_400_naming_it(self, anonymous_client, bot, history):
+    def test_a_bad_date_is_a_400_naming_it(self, anonymous_client, bot, history) -> None:
         answer = anonymous_client.get(f"/api/bots/{bot.pk}/ratings/?at=2024-13-45T99:00:00")
         message = (
             "Datetime has wrong format. Use one of these formats instead:"
@@ -451,7 +457,7 @@ class TestBotRatings:
     @pytest.mark.parametrize("query", ["", "?at=2024-02-15T00:00:00Z"])
     def test_the_ratings_take_the_same_few_queries_in_any_number_of_variants(
         self, anonymous_client, bot, history, query
-    ):
+    ) -> None:
         with CaptureQueriesContext(connection) as queries:
             anonymous_client.get(f"/api/bots/{bot.pk}/ratings/{query}")
         assert len(queries) == 1  # the bot itself only when it has no rating

@@ -34,7 +34,7 @@ def rating_reads_schema() -> dict[str, Any]:
 
 
 @pytest.mark.django_db
-def test_the_rating_endpoints_are_described_as_pinned():
+def test_the_rating_endpoints_are_described_as_pinned() -> None:
     assert rating_reads_schema() == json.loads(GOLDEN.read_text())
 
 

@@ -10,7 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from tests.tournaments.api.support import error_of
+from tests.support.api import error_of
 from tournaments.models import (
     BotStatus,
     Match,
@@ -52,7 +52,7 @@ def rated(players, oh_hell):
     return players
 
 
-def test_the_rating_pages_render_in_the_browsable_api(anonymous_client, rated):
+def test_the_rating_pages_render_in_the_browsable_api(anonymous_client, rated) -> None:
     bot = rated[0]
     for url in (
         "/api/leaderboard/?variant=oh-hell&format=api",
@@ -70,7 +70,7 @@ def test_the_rating_pages_render_in_the_browsable_api(anonymous_client, rated):
 class TestLeaderboard:
     def test_the_leaderboard_ranks_by_conservative_rating_with_uncertainty(
         self, anonymous_client, rated
-    ):
+    ) -> None:
         response = anonymous_client.get("/api/leaderboard/?variant=oh-hell")
         assert response.status_code == 200
         body = response.json()
@@ -87,12 +87,12 @@ class TestLeaderboard:
 
     def test_rank_counts_from_the_top_across_pages_and_the_variant_may_be_an_id(
         self, anonymous_client, rated, oh_hell
-    ):
+    ) -> None:
         body = anonymous_client.get(f"/api/leaderboard/?variant={oh_hell.pk}&page=2&page_size=2")
         rows = body.json()["results"]
         assert [(r["rank"], r["bot"]) for r in rows] == [(3, rated[2].pk)]
 
-    def test_provisional_bots_can_be_hidden(self, anonymous_client, rated, settings):
+    def test_provisional_bots_can_be_hidden(self, anonymous_client, rated, settings) -> None:
         settings.RATING_PROVISIONAL_MATCHES = 3
         Rating.objects.filter(bot=rated[2], variant__name="oh-hell").update(matches=2)
         url = "/api/leaderboard/?variant=oh-hell"
@@ -113,13 +113,15 @@ class TestLeaderboard:
             ("variant=oh%00hell", "variant"),
         ],
     )
-    def test_a_bad_query_is_a_400_naming_the_parameter(self, anonymous_client, query, field):
+    def test_a_bad_query_is_a_400_naming_the_parameter(
+        self, anonymous_client, query, field
+    ) -> None:
         response = anonymous_client.get(f"/api/leaderboard/?{query}")
         assert response.status_code == 400
         assert field in error_of(response)["detail"]
 
     @pytest.mark.parametrize("query", ["page=0", "page=99", "page_size=0", "page_size=99999999"])
-    def test_odd_pages_never_answer_500(self, anonymous_client, rated, query):
+    def test_odd_pages_never_answer_500(self, anonymous_client, rated, query) -> None:
         response = anonymous_client.get(f"/api/leaderboard/?variant=oh-hell&{query}")
         assert response.status_code in (200, 404)
         if response.status_code == 404:
@@ -127,7 +129,7 @@ class TestLeaderboard:
 
     def test_the_leaderboard_makes_the_same_queries_for_5_or_50_bots(
         self, anonymous_client, make_bot, owner, oh_hell, settings
-    ):
+    ) -> None:
         settings.LEADERBOARD_CACHE_SECONDS = 0  # the pages as read from the database
 
         def add(n):
@@ -150,7 +152,7 @@ class TestLeaderboard:
 
 
 class TestBotRatings:
-    def test_a_bot_has_a_rating_per_variant(self, anonymous_client, rated):
+    def test_a_bot_has_a_rating_per_variant(self, anonymous_client, rated) -> None:
         body = anonymous_client.get(f"/api/bots/{rated[1].pk}/ratings/").json()
         assert [r["variant"] for r in body] == ["blackout", "oh-hell"]
         blackout = Rating.objects.get(bot=rated[1], variant__name="blackout")
@@ -159,7 +161,7 @@ class TestBotRatings:
 
     def test_the_ratings_on_a_date_are_those_after_the_last_match_before_it(
         self, anonymous_client, rated
-    ):
+    ) -> None:
         bot = rated[0]
         second_day = DAY_ONE + timedelta(days=1, hours=12)
         body = anonymous_client.get(
@@ -175,7 +177,9 @@ class TestBotRatings:
         )
         assert before.json() == []
 
-    def test_the_history_lists_every_update_with_before_and_after(self, anonymous_client, rated):
+    def test_the_history_lists_every_update_with_before_and_after(
+        self, anonymous_client, rated
+    ) -> None:
         bot = rated[1]
         body = anonymous_client.get(f"/api/bots/{bot.pk}/rating-history/").json()
         assert body["count"] == 4
@@ -186,7 +190,7 @@ class TestBotRatings:
         assert rows[0]["sigma_after"] == pytest.approx(first.sigma_after)
         assert rows[0]["sequence"] == first.sequence
 
-    def test_the_history_filters_by_variant_and_date(self, anonymous_client, rated):
+    def test_the_history_filters_by_variant_and_date(self, anonymous_client, rated) -> None:
         base = f"/api/bots/{rated[1].pk}/rating-history/"
         assert anonymous_client.get(f"{base}?variant=oh-hell").json()["count"] == 3
         assert anonymous_client.get(f"{base}?variant=blackout").json()["count"] == 1
@@ -206,7 +210,7 @@ class TestBotRatings:
     )
     def test_bad_query_parameters_are_a_400_naming_them(
         self, anonymous_client, rated, query, field
-    ):
+    ) -> None:
         for suffix in ("ratings/", "rating-history/"):
             response = anonymous_client.get(f"/api/bots/{rated[0].pk}/{suffix}?{query}")
             if field == "variant" and suffix == "ratings/":
@@ -216,7 +220,7 @@ class TestBotRatings:
             assert field in error_of(response)["detail"]
 
     @pytest.mark.parametrize("bot_id", ["999999", "99999999999999999999999", "abc"])
-    def test_an_unknown_bot_is_a_json_404(self, anonymous_client, bot_id):
+    def test_an_unknown_bot_is_a_json_404(self, anonymous_client, bot_id) -> None:
         for suffix in ("ratings/", "rating-history/"):
             response = anonymous_client.get(f"/api/bots/{bot_id}/{suffix}")
             assert response.status_code == 404
@@ -224,7 +228,7 @@ class TestBotRatings:
 
     def test_the_history_makes_the_same_queries_for_5_or_50_updates(
         self, anonymous_client, players, oh_hell, django_capture_on_commit_callbacks
-    ):
+    ) -> None:
         def add(n):
             for i in range(n):
                 play(players[:3], [3, 2, 1], when=DAY_ONE + timedelta(minutes=i), variant=oh_hell)
@@ -242,7 +246,7 @@ class TestBotRatings:
 
 
 class TestRecompute:
-    def test_staff_request_a_recompute_and_follow_its_progress(self, staff_client, staff):
+    def test_staff_request_a_recompute_and_follow_its_progress(self, staff_client, staff) -> None:
         response = staff_client.post("/api/ratings/recompute/")
         assert response.status_code == 202
         body = response.json()
@@ -256,7 +260,7 @@ class TestRecompute:
         progress = staff_client.get(f"/api/ratings/recompute/{job.pk}/").json()
         assert progress["status"] == "queued" and progress["total"] == 0
 
-    def test_a_finished_recompute_shows_its_totals(self, staff_client, rated):
+    def test_a_finished_recompute_shows_its_totals(self, staff_client, rated) -> None:
         from tournaments.services.recompute import ratings_recompute_job
 
         job = RatingRecompute.objects.create()
@@ -280,7 +284,7 @@ class TestRecompute:
     )
     def test_nobody_but_staff_recomputes_or_reads_a_recompute(
         self, db, client_fixture, status, request
-    ):
+    ) -> None:
         job = RatingRecompute.objects.create(status="finished")
         client = request.getfixturevalue(client_fixture)
         response = client.post("/api/ratings/recompute/")
@@ -290,12 +294,12 @@ class TestRecompute:
         assert RatingRecompute.objects.count() == 1
 
     @pytest.mark.parametrize("job_id", ["999999", "99999999999999999999999", "abc"])
-    def test_an_unknown_recompute_is_a_json_404(self, staff_client, job_id):
+    def test_an_unknown_recompute_is_a_json_404(self, staff_client, job_id) -> None:
         response = staff_client.get(f"/api/ratings/recompute/{job_id}/")
         assert response.status_code == 404
         error_of(response)
 
-    def test_a_recompute_request_ignores_any_body(self, staff_client):
+    def test_a_recompute_request_ignores_any_body(self, staff_client) -> None:
         response = staff_client.post(
             "/api/ratings/recompute/",
             b'{"status": "finished", "total": -1}',
@@ -309,7 +313,7 @@ class TestRecompute:
     )
     def test_a_malformed_or_huge_body_is_refused_and_writes_nothing(
         self, staff_client, body, status
-    ):
+    ) -> None:
         response = staff_client.post(
             "/api/ratings/recompute/", body, content_type="application/json"
         )

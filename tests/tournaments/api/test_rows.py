@@ -34,14 +34,14 @@ class RecordOutput(ShapedRows, serializers.ModelSerializer):
         model = Rating
 
 
-def test_the_columns_are_the_fields_in_their_order_and_the_model_describes_the_rest():
+def test_the_columns_are_the_fields_in_their_order_and_the_model_describes_the_rest() -> None:
     fields = RecordOutput().fields
     assert list(fields) == ["bot", "matches", "provisional", "updated_at"]
     assert isinstance(fields["matches"], serializers.IntegerField)
     assert fields["updated_at"].read_only  # the model's auto_now column
 
 
-def test_a_row_shows_each_column_read_from_its_attribute_and_shown_its_way():
+def test_a_row_shows_each_column_read_from_its_attribute_and_shown_its_way() -> None:
     record = Record(
         bot_id=7, matches=provisional_matches(), updated_at=datetime(2024, 1, 2, tzinfo=UTC)
     )
@@ -53,14 +53,14 @@ def test_a_row_shows_each_column_read_from_its_attribute_and_shown_its_way():
     }
 
 
-def test_an_attribute_that_is_not_a_name_is_refused_when_the_output_is_declared():
+def test_an_attribute_that_is_not_a_name_is_refused_when_the_output_is_declared() -> None:
     with pytest.raises(ValueError, match="'bot id' is not an attribute name"):
 
         class Broken(ShapedRows, serializers.Serializer):
             columns = (Column("bot", serializers.IntegerField(), attribute="bot id"),)
 
 
-def test_a_column_without_a_field_needs_a_model_to_describe_it():
+def test_a_column_without_a_field_needs_a_model_to_describe_it() -> None:
     with pytest.raises(TypeError, match=r"Broken\.matches: a field, or a Meta\.model"):
 
         class Broken(ShapedRows, serializers.Serializer):

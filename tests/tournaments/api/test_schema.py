@@ -43,7 +43,7 @@ EXPECTED_PATHS = {
 }
 
 
-def test_the_schema_is_valid_openapi_with_every_endpoint(db):
+def test_the_schema_is_valid_openapi_with_every_endpoint(db) -> None:
     schema = SchemaGenerator().get_schema(request=None, public=True)
     validate_schema(schema)
     paths = {path: set(ops) - {"parameters"} for path, ops in schema["paths"].items()}
@@ -62,7 +62,7 @@ def test_the_schema_is_valid_openapi_with_every_endpoint(db):
             assert f"/api/{route}".replace("{pk}", "{id}") in paths, route
 
 
-def test_the_new_endpoints_document_their_bodies_and_parameters(db):
+def test_the_new_endpoints_document_their_bodies_and_parameters(db) -> None:
     schema = SchemaGenerator().get_schema(request=None, public=True)
     paths = schema["paths"]
 
@@ -90,14 +90,14 @@ def test_the_new_endpoints_document_their_bodies_and_parameters(db):
     assert "at" in parameters("/api/bots/{id}/ratings/")
 
 
-def test_the_schema_never_mentions_a_secret_outside_registration_and_rotation(db):
+def test_the_schema_never_mentions_a_secret_outside_registration_and_rotation(db) -> None:
     schema = SchemaGenerator().get_schema(request=None, public=True)
     components = schema["components"]["schemas"]
     assert "secret" in components["BotWithSecretOutput"]["properties"]
     assert "secret" not in components["BotOutput"]["properties"]
 
 
-def test_the_schema_and_docs_are_served(anonymous_client):
+def test_the_schema_and_docs_are_served(anonymous_client) -> None:
     assert anonymous_client.get("/api/schema/").status_code == 200
     docs = anonymous_client.get("/api/docs/")
     assert docs.status_code == 200 and b"swagger-ui" in docs.content
@@ -105,7 +105,7 @@ def test_the_schema_and_docs_are_served(anonymous_client):
     assert anonymous_client.get("/api/redoc/").status_code == 200
 
 
-def test_the_schema_generates_without_a_single_warning(tmp_path):
+def test_the_schema_generates_without_a_single_warning(tmp_path) -> None:
     from django.core.management import call_command
 
     target = tmp_path / "schema.yaml"
@@ -113,7 +113,7 @@ def test_the_schema_generates_without_a_single_warning(tmp_path):
     assert target.stat().st_size > 10_000
 
 
-def test_the_match_error_is_documented_as_staff_only_and_null_for_others(db):
+def test_the_match_error_is_documented_as_staff_only_and_null_for_others(db) -> None:
     schema = SchemaGenerator().get_schema(request=None, public=True)
     error = schema["components"]["schemas"]["MatchDetailOutput"]["properties"]["error"]
     assert error["type"] == "string" and error["nullable"] is True

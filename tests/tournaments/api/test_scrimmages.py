@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 
 from arena.timebank import DEFAULT_TIME_BANK_MS, MAX_TIME_BANK_MS
 from tests.support.users import client_for
-from tests.tournaments.dashboard.world import play_and_record
+from tests.support.world import play_and_record
 from tournaments.models import (
     Bot,
     Ladder,
@@ -53,7 +53,7 @@ def ask(client: APIClient, bot: Bot, **fields: Any) -> Any:
     return client.post(URL, body, format="json")
 
 
-def test_a_scrimmage_is_queued_with_202_and_its_url_to_poll(owner_client, mine, oh_hell):
+def test_a_scrimmage_is_queued_with_202_and_its_url_to_poll(owner_client, mine, oh_hell) -> None:
     answer = ask(
         owner_client,
         mine[0],
@@ -86,7 +86,7 @@ def test_a_scrimmage_is_queued_with_202_and_its_url_to_poll(owner_client, mine, 
 
 def test_a_fixed_seed_deals_the_documented_seeds_and_never_the_seed_itself(
     owner_client, mine, oh_hell
-):
+) -> None:
     answer = ask(owner_client, mine[0], reference_players=["random", "search"], matches=2, seed=7)
     assert answer.status_code == 202, answer.json()
     matches = Match.objects.filter(scrimmage_id=answer.json()["id"]).order_by("round")
@@ -95,14 +95,14 @@ def test_a_fixed_seed_deals_the_documented_seeds_and_never_the_seed_itself(
     assert answer.json()["seed"] == 7
 
 
-def test_the_documented_derivation_gives_the_deal_seeds():
+def test_the_documented_derivation_gives_the_deal_seeds() -> None:
     digest = hashlib.sha256(b"ohhell scrimmage deal:42:0").hexdigest()
     assert scrimmage_deal_seed(42, 0) == int(digest[:16], 16) >> 1
     docs = (Path(__file__).resolve().parents[3] / "docs" / "api.md").read_text()
     assert "printf %s 'ohhell scrimmage deal:42:0' | sha256sum | cut -c1-16" in docs
 
 
-def test_a_seed_typed_from_a_ladders_deal_deals_other_cards(owner_client, mine, oh_hell):
+def test_a_seed_typed_from_a_ladders_deal_deals_other_cards(owner_client, mine, oh_hell) -> None:
     ladder, _ = Ladder.objects.get_or_create(variant=oh_hell)
     typed = deal_seed(3, ladder.deal_salt)  # as if revealed on a ladder match's page
     answer = ask(owner_client, mine[0], reference_players=PAIR, matches=2, seed=typed)
@@ -114,7 +114,7 @@ def test_a_seed_typed_from_a_ladders_deal_deals_other_cards(owner_client, mine, 
 
 def test_another_owners_bot_plays_only_once_its_owner_accepts_scrimmages(
     owner_client, other_client, mine, theirs, oh_hell
-):
+) -> None:
     refused = ask(owner_client, mine[0], opponents=[theirs.pk], reference_players=["random"])
     assert refused.status_code == 400
     assert "does not accept scrimmages" in refused.json()["error"]["detail"]["opponents"][0]
@@ -127,7 +127,9 @@ def test_another_owners_bot_plays_only_once_its_owner_accepts_scrimmages(
     assert accepted.status_code == 202, accepted.json()
 
 
-def test_only_the_owner_sets_the_flag_and_it_is_off_by_default(owner_client, other_client, theirs):
+def test_only_the_owner_sets_the_flag_and_it_is_off_by_default(
+    owner_client, other_client, theirs
+) -> None:
     assert other_client.get(f"/api/bots/{theirs.pk}/").json()["accepts_scrimmages"] is False
     answer = owner_client.patch(
         f"/api/bots/{theirs.pk}/", {"accepts_scrimmages": True}, format="json"
@@ -156,7 +158,7 @@ def test_only_the_owner_sets_the_flag_and_it_is_off_by_default(owner_client, oth
         ({"reference_players": ["random"], "time_bank_ms": "500"}, "time_bank_ms", ""),
     ],
 )
-def test_a_refusal_names_the_field(owner_client, mine, oh_hell, fields, field, words):
+def test_a_refusal_names_the_field(owner_client, mine, oh_hell, fields, field, words) -> None:
     answer = ask(owner_client, mine[0], **fields)
     assert answer.status_code == 400, answer.json()
     detail = answer.json()["error"]["detail"]
@@ -164,7 +166,9 @@ def test_a_refusal_names_the_field(owner_client, mine, oh_hell, fields, field, w
     assert words.lower() in str(detail[field]).lower()
 
 
-def test_the_bot_must_be_yours_and_active(owner_client, mine, theirs, make_bot, owner, oh_hell):
+def test_the_bot_must_be_yours_and_active(
+    owner_client, mine, theirs, make_bot, owner, oh_hell
+) -> None:
     answer = ask(owner_client, theirs, reference_players=["random"])
     assert answer.status_code == 400 and "not yours" in answer.json()["error"]["detail"]["bot"][0]
     pending = make_bot(owner, name="pending-one")
@@ -176,7 +180,7 @@ def test_the_bot_must_be_yours_and_active(owner_client, mine, theirs, make_bot, 
 
 def test_more_seats_than_the_variant_allows_are_refused_naming_opponents(
     owner_client, make_bot, owner, mine, oh_hell
-):
+) -> None:
     most = oh_hell.to_engine().max_players
     many = [make_bot(owner, name=f"many-{i}", status="active") for i in range(most)]
     answer = ask(owner_client, mine[0], opponents=[b.pk for b in many])
@@ -186,7 +190,7 @@ def test_more_seats_than_the_variant_allows_are_refused_naming_opponents(
 
 def test_the_days_quota_answers_429_with_retry_after_until_the_next_utc_day(
     owner_client, mine, oh_hell, settings
-):
+) -> None:
     settings.SCRIMMAGE_MATCHES_PER_DAY = 3
     assert ask(owner_client, mine[0], reference_players=PAIR, matches=2).status_code == 202
     refused = ask(owner_client, mine[0], reference_players=PAIR, matches=2)
@@ -202,7 +206,9 @@ def test_the_days_quota_answers_429_with_retry_after_until_the_next_utc_day(
     assert ask(owner_client, mine[0], reference_players=PAIR, matches=1).status_code == 429
 
 
-def test_the_quota_is_per_account(owner_client, mine, make_bot, other_user, oh_hell, settings):
+def test_the_quota_is_per_account(
+    owner_client, mine, make_bot, other_user, oh_hell, settings
+) -> None:
     settings.SCRIMMAGE_MATCHES_PER_DAY = 1
     assert ask(owner_client, mine[0], reference_players=PAIR).status_code == 202
     theirs = make_bot(other_user, name="their-practice", status="active")
@@ -218,7 +224,9 @@ def played(owner_client, mine, oh_hell) -> Scrimmage:
     return scrimmage
 
 
-def test_a_scrimmage_changes_no_rating_and_no_leaderboard(played, owner_client, anonymous_client):
+def test_a_scrimmage_changes_no_rating_and_no_leaderboard(
+    played, owner_client, anonymous_client
+) -> None:
     assert ratings_apply_pending() == 1
     match = played.matches.get()
     assert match.status == MatchStatus.FINISHED
@@ -237,7 +245,7 @@ def test_a_scrimmage_changes_no_rating_and_no_leaderboard(played, owner_client, 
 
 def test_nobody_but_the_owner_and_staff_sees_a_scrimmage_or_its_matches(
     played, owner_client, other_client, anonymous_client, staff_client, owner, other_user
-):
+) -> None:
     match = played.matches.get()
     for stranger in (other_client, anonymous_client):
         assert stranger.get(f"{URL}{played.pk}/").status_code in (401, 403, 404)
@@ -266,7 +274,7 @@ def test_nobody_but_the_owner_and_staff_sees_a_scrimmage_or_its_matches(
 
 def test_an_opponents_owner_sees_only_that_their_bot_played_a_scrimmage(
     owner_client, mine, make_bot, other_user, oh_hell
-):
+) -> None:
     theirs = make_bot(other_user, name="sparring", status="active", accepts_scrimmages=True)
     answer = ask(owner_client, mine[0], opponents=[theirs.pk], reference_players=["random"])
     scrimmage = Scrimmage.objects.get(pk=answer.json()["id"])
@@ -279,7 +287,7 @@ def test_an_opponents_owner_sees_only_that_their_bot_played_a_scrimmage(
     assert f"/matches/{match.pk}/" not in page and "mine-0" not in page
 
 
-def test_reference_bots_are_made_once_and_never_health_checked(owner_client, mine, oh_hell):
+def test_reference_bots_are_made_once_and_never_health_checked(owner_client, mine, oh_hell) -> None:
     for _ in range(2):
         ask(owner_client, mine[0], reference_players=list(ReferencePlayer.values))
     house = Bot.objects.exclude(reference_player="")
@@ -294,7 +302,7 @@ def test_reference_bots_are_made_once_and_never_health_checked(owner_client, min
     assert signup.status_code == 400
 
 
-def test_the_reference_players_are_the_engines():
+def test_the_reference_players_are_the_engines() -> None:
     from engine.players import PLAYERS
 
     assert set(ReferencePlayer.values) == set(PLAYERS)
@@ -302,7 +310,7 @@ def test_the_reference_players_are_the_engines():
 
 def test_a_scrimmage_can_be_played_by_a_second_owner_in_a_custom_variant(
     mine, owner_client, short_variant
-):
+) -> None:
     answer = owner_client.post(
         URL,
         {"bot": mine[0].pk, "variant": short_variant.pk, "reference_players": ["random", "search"]},
@@ -312,7 +320,9 @@ def test_a_scrimmage_can_be_played_by_a_second_owner_in_a_custom_variant(
     assert answer.json()["variant"] == short_variant.name
 
 
-def test_every_match_of_a_scrimmage_has_the_time_bank_asked_for(owner_client, mine, oh_hell):
+def test_every_match_of_a_scrimmage_has_the_time_bank_asked_for(
+    owner_client, mine, oh_hell
+) -> None:
     answer = ask(owner_client, mine[0], reference_players=PAIR, matches=2, time_bank_ms=2500)
     assert answer.status_code == 202, answer.json()
     body = answer.json()
@@ -328,13 +338,13 @@ def test_every_match_of_a_scrimmage_has_the_time_bank_asked_for(owner_client, mi
 
 def test_a_scrimmage_left_without_a_time_bank_has_the_competitions_default(
     owner_client, mine, oh_hell
-):
+) -> None:
     body = ask(owner_client, mine[0], reference_players=PAIR).json()
     assert body["time_bank_ms"] == DEFAULT_TIME_BANK_MS
     assert Match.objects.get(scrimmage_id=body["id"]).time_bank_ms == DEFAULT_TIME_BANK_MS
 
 
-def test_the_practice_page_asks_for_the_time_bank(owner, mine, oh_hell):
+def test_the_practice_page_asks_for_the_time_bank(owner, mine, oh_hell) -> None:
     pages = Client()
     pages.force_login(owner)
     url = f"/my/bots/{mine[0].pk}/practice/"

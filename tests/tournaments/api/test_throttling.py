@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.db import connection
 
-from tests.web_server import Answer, gunicorn, post_json
+from tests.support.web_server import Answer, gunicorn, post_json
 from tournaments.api.throttling import retry_after_seconds, throttle_ident
 
 PASSWORD = "plenty-long-pass-99"
@@ -40,7 +40,7 @@ def assert_says_when_to_retry(answer: Answer) -> None:
 @pytest.mark.django_db(transaction=True)
 def test_sign_ups_with_a_made_up_x_forwarded_for_each_are_throttled_as_one_address(
     private_redis,
-):
+) -> None:
     # Two workers share the counts through Redis, as a deployment's do.
     with gunicorn(workers=2, REDIS_URL=private_redis.url, THROTTLE_AUTH_RATE="7/minute") as port:
         answers = [sign_up(port, f"spoof{i}", f"203.0.113.{i}") for i in range(40)]
@@ -54,7 +54,7 @@ def test_sign_ups_with_a_made_up_x_forwarded_for_each_are_throttled_as_one_addre
 @pytest.mark.django_db(transaction=True)
 def test_behind_a_trusted_proxy_each_client_it_reports_is_counted_and_no_one_else(
     private_redis,
-):
+) -> None:
     with gunicorn(
         REDIS_URL=private_redis.url,
         THROTTLE_AUTH_RATE="2/minute",
@@ -78,12 +78,12 @@ def test_behind_a_trusted_proxy_each_client_it_reports_is_counted_and_no_one_els
         ("", ""),
     ],
 )
-def test_an_ipv6_client_is_counted_by_its_slash_64(address, counted_as):
+def test_an_ipv6_client_is_counted_by_its_slash_64(address, counted_as) -> None:
     assert throttle_ident(address) == counted_as
 
 
 @pytest.mark.parametrize(
     ("wait", "seconds"), [(None, 1), (0.0, 1), (0.2, 1), (1.0, 1), (36.01, 37), (59.9, 60)]
 )
-def test_retry_after_is_whole_seconds_rounded_up_and_never_zero(wait, seconds):
+def test_retry_after_is_whole_seconds_rounded_up_and_never_zero(wait, seconds) -> None:
     assert retry_after_seconds(wait) == seconds

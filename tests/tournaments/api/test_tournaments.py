@@ -9,8 +9,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from tests.support.api import draft_round_robin, error_of, started
 from tests.support.users import client_for
-from tests.tournaments.api.support import draft_round_robin, error_of, started
 from tournaments.models import (
     Bot,
     BotStatus,
@@ -57,7 +57,7 @@ class TestCreate:
     @pytest.mark.parametrize("client_fixture", ["organiser_client", "staff_client"])
     def test_organisers_and_staff_create_a_draft_tournament(
         self, client_fixture, request, active_bots
-    ):
+    ) -> None:
         response = create(request.getfixturevalue(client_fixture), active_bots, rounds=2)
         assert response.status_code == 201, response.content
         body = response.json()
@@ -74,7 +74,7 @@ class TestCreate:
     @pytest.mark.parametrize("bank", [0, 1, 120_000])
     def test_an_organiser_sets_the_time_bank_within_its_bounds(
         self, organiser_client, active_bots, bank
-    ):
+    ) -> None:
         response = create(organiser_client, active_bots, time_bank_ms=bank)
         assert response.status_code == 201, response.content
         assert response.json()["time_bank_ms"] == bank
@@ -82,7 +82,7 @@ class TestCreate:
 
     def test_a_start_time_schedules_it_and_the_variant_may_be_given_by_id(
         self, organiser_client, active_bots, oh_hell
-    ):
+    ) -> None:
         start_at = timezone.now() + timedelta(hours=2)
         response = create(
             organiser_client,
@@ -99,7 +99,9 @@ class TestCreate:
         assert abs(tournament.start_at - start_at) < timedelta(seconds=1)
         assert (tournament.seed, tournament.description) == (42, "evening games")
 
-    def test_only_staff_mark_a_tournament_rated(self, organiser_client, staff_client, active_bots):
+    def test_only_staff_mark_a_tournament_rated(
+        self, organiser_client, staff_client, active_bots
+    ) -> None:
         plain = create(organiser_client, active_bots)
         assert plain.status_code == 201 and plain.json()["rated"] is False
         refused = create(organiser_client, active_bots, rated=True)
@@ -117,7 +119,7 @@ class TestCreate:
     )
     def test_nobody_else_creates_a_tournament_not_even_the_bots_owner(
         self, client_fixture, status, request, active_bots
-    ):
+    ) -> None:
         response = create(request.getfixturevalue(client_fixture), active_bots)
         assert response.status_code == status
         error_of(response)
@@ -165,7 +167,7 @@ class TestCreate:
     )
     def test_bad_input_is_refused_naming_the_field_and_nothing_is_written(
         self, organiser_client, active_bots, fields, field, words
-    ):
+    ) -> None:
         response = create(organiser_client, active_bots, **fields)
         assert response.status_code == 400, response.content
         error = error_of(response)
@@ -176,7 +178,7 @@ class TestCreate:
 
     def test_bots_must_be_known_active_distinct_and_enough(
         self, organiser_client, active_bots, make_bot, owner
-    ):
+    ) -> None:
         pending = make_bot(owner, name="not-yet", accept_invitations=True)
         disabled = make_bot(
             owner, status=BotStatus.DISABLED, disabled_cause="admin", accept_invitations=True
@@ -208,7 +210,7 @@ class TestCreate:
             assert "bots" in error["detail"] and words in error["message"], error
         assert counts() == (0, 0, 0)
 
-    def test_missing_fields_are_each_named(self, organiser_client):
+    def test_missing_fields_are_each_named(self, organiser_client) -> None:
         response = organiser_client.post("/api/tournaments/", {}, format="json")
         assert response.status_code == 400
         assert set(error_of(response)["detail"]) == {"name", "variant", "format", "bots"}
@@ -223,7 +225,9 @@ class TestCreate:
             (b"name=x", "application/x-www-form-urlencoded", 415),
         ],
     )
-    def test_malformed_bodies_are_refused(self, organiser_client, body, content_type, status):
+    def test_malformed_bodies_are_refused(
+        self, organiser_client, body, content_type, status
+    ) -> None:
         response = organiser_client.post("/api/tournaments/", body, content_type=content_type)
         assert response.status_code == status
         error_of(response)
@@ -231,7 +235,9 @@ class TestCreate:
 
 
 class TestRead:
-    def test_anyone_reads_the_list_and_the_detail_with_progress(self, anonymous_client, tournament):
+    def test_anyone_reads_the_list_and_the_detail_with_progress(
+        self, anonymous_client, tournament
+    ) -> None:
         body = anonymous_client.get("/api/tournaments/").json()
         assert body["count"] == 1
         row = body["results"][0]
@@ -240,7 +246,9 @@ class TestRead:
         assert detail["progress"]["total"] == 0 and len(detail["bots"]) == 6
         assert detail["organiser"] == "organiser"
 
-    def test_the_list_filters_orders_and_pages(self, organiser_client, active_bots, oh_hell):
+    def test_the_list_filters_orders_and_pages(
+        self, organiser_client, active_bots, oh_hell
+    ) -> None:
         create(organiser_client, active_bots, name="a-cup", format="swiss")
         create(organiser_client, active_bots, name="b-cup", variant="blackout")
         create(organiser_client, active_bots, name="c-cup")
@@ -270,14 +278,16 @@ class TestRead:
             "organiser=%00",
         ],
     )
-    def test_bad_query_parameters_are_a_clear_4xx(self, anonymous_client, tournament, query):
+    def test_bad_query_parameters_are_a_clear_4xx(
+        self, anonymous_client, tournament, query
+    ) -> None:
         response = anonymous_client.get(f"/api/tournaments/?{query}")
         assert response.status_code in (200, 400, 404)
         if response.status_code != 200:
             error_of(response)
 
     @pytest.mark.parametrize("path", ["999999", "99999999999999999999999", "abc", "-1"])
-    def test_an_unknown_tournament_is_a_json_404(self, anonymous_client, path):
+    def test_an_unknown_tournament_is_a_json_404(self, anonymous_client, path) -> None:
         for suffix in ("", "progress/", "standings/", "fixtures/"):
             response = anonymous_client.get(f"/api/tournaments/{path}/{suffix}")
             assert response.status_code == 404, (path, suffix)
@@ -285,7 +295,7 @@ class TestRead:
 
     def test_the_list_makes_the_same_queries_for_many_rows(
         self, anonymous_client, organiser, oh_hell, active_bots
-    ):
+    ) -> None:
         def add(n):
             for _ in range(n):
                 t = Tournament.objects.create(
@@ -307,7 +317,7 @@ class TestControl:
     @pytest.mark.parametrize("client_fixture", ["organiser_client", "staff_client"])
     def test_the_organiser_or_staff_start_it_and_its_matches_are_queued(
         self, client_fixture, request, tournament
-    ):
+    ) -> None:
         client = request.getfixturevalue(client_fixture)
         response = client.post(f"/api/tournaments/{tournament.pk}/start/")
         assert response.status_code == 202, response.content
@@ -324,7 +334,7 @@ class TestControl:
 
     def test_a_big_round_robin_starts_at_once_and_a_worker_makes_its_fixtures(
         self, organiser, organiser_client, oh_hell, make_bot, owner
-    ):
+    ) -> None:
         bots = [
             make_bot(owner, status=BotStatus.ACTIVE, accept_invitations=True) for _ in range(100)
         ]
@@ -340,7 +350,9 @@ class TestControl:
         assert tournament_generate(tournament_id=big.pk) == "idle"  # a second delivery
         assert Match.objects.filter(tournament=big).count() == 2500
 
-    def test_pause_resume_and_cancel_move_it_through_its_states(self, organiser_client, tournament):
+    def test_pause_resume_and_cancel_move_it_through_its_states(
+        self, organiser_client, tournament
+    ) -> None:
         started(organiser_client, tournament)
         base = f"/api/tournaments/{tournament.pk}"
         assert organiser_client.post(f"{base}/pause/").json()["status"] == "paused"
@@ -364,7 +376,7 @@ class TestControl:
     )
     def test_an_invalid_transition_is_a_409_and_changes_nothing(
         self, organiser_client, tournament, done, step
-    ):
+    ) -> None:
         base = f"/api/tournaments/{tournament.pk}"
         for previous in done:
             if previous == "start":
@@ -384,7 +396,7 @@ class TestControl:
     )
     def test_nobody_else_controls_someone_elses_tournament(
         self, tournament, who, status, request, django_user_model
-    ):
+    ) -> None:
         from django.contrib.auth.models import Group
 
         if who == "other_organiser":
@@ -401,7 +413,7 @@ class TestControl:
         assert Tournament.objects.values().get(pk=tournament.pk) == before
         assert Match.objects.count() == 0
 
-    def test_control_takes_no_other_methods(self, organiser_client, tournament):
+    def test_control_takes_no_other_methods(self, organiser_client, tournament) -> None:
         response = organiser_client.get(f"/api/tournaments/{tournament.pk}/start/")
         assert response.status_code == 405
         error_of(response)
@@ -427,7 +439,7 @@ def finish(match, scores):
 class TestProgressStandingsFixtures:
     def test_progress_counts_matches_by_state_with_an_estimated_finish(
         self, organiser_client, anonymous_client, tournament
-    ):
+    ) -> None:
         started(organiser_client, tournament)
         matches = list(Match.objects.filter(tournament=tournament).order_by("pk"))
         finish(matches[0], [40, 30, 20])
@@ -442,7 +454,7 @@ class TestProgressStandingsFixtures:
 
     def test_standings_state_the_winner_and_ties(
         self, organiser_client, anonymous_client, tournament
-    ):
+    ) -> None:
         started(organiser_client, tournament)
         match = Match.objects.filter(tournament=tournament).earliest("pk")
         finish(match, [40, 40, 20])
@@ -456,7 +468,7 @@ class TestProgressStandingsFixtures:
 
     def test_fixtures_list_the_matches_with_seats_by_round_a_page_at_a_time(
         self, organiser_client, anonymous_client, tournament
-    ):
+    ) -> None:
         started(organiser_client, tournament)
         total = Match.objects.filter(tournament=tournament).count()
         body = anonymous_client.get(
@@ -477,7 +489,9 @@ class TestProgressStandingsFixtures:
         ]
         assert rounds == sorted(rounds)
 
-    def test_a_huge_page_size_is_capped(self, organiser_client, anonymous_client, tournament):
+    def test_a_huge_page_size_is_capped(
+        self, organiser_client, anonymous_client, tournament
+    ) -> None:
         started(organiser_client, tournament)
         response = anonymous_client.get(
             f"/api/tournaments/{tournament.pk}/fixtures/?page_size=100000000"
@@ -486,7 +500,9 @@ class TestProgressStandingsFixtures:
         assert len(response.json()["results"]) <= 200
 
 
-def test_a_throttled_organiser_creates_nothing_more(organiser_client, active_bots, monkeypatch):
+def test_a_throttled_organiser_creates_nothing_more(
+    organiser_client, active_bots, monkeypatch
+) -> None:
     from tournaments.api.throttling import WriteRateThrottle
 
     monkeypatch.setattr(WriteRateThrottle, "THROTTLE_RATES", {"writes": "1/minute"})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine import PRESETS, preset
-from tests.tournaments.api.support import error_of
+from tests.support.api import error_of
 from tournaments.models import Variant
 
 pytestmark = pytest.mark.usefixtures("presets")
@@ -16,7 +16,7 @@ def create(client, **fields):
     return client.post("/api/variants/", data, format="json")
 
 
-def test_the_list_shows_every_preset_first(anonymous_client):
+def test_the_list_shows_every_preset_first(anonymous_client) -> None:
     body = anonymous_client.get("/api/variants/").json()
     names = [v["name"] for v in body["results"]]
     assert body["count"] == len(PRESETS)
@@ -24,7 +24,7 @@ def test_the_list_shows_every_preset_first(anonymous_client):
     assert all(v["is_preset"] for v in body["results"])
 
 
-def test_a_variant_shows_its_full_rules(anonymous_client):
+def test_a_variant_shows_its_full_rules(anonymous_client) -> None:
     body = anonymous_client.get("/api/variants/up-and-down-the-river/").json()
     engine_variant = PRESETS["up-and-down-the-river"]
     assert body["options"] == engine_variant.to_dict()
@@ -33,14 +33,14 @@ def test_a_variant_shows_its_full_rules(anonymous_client):
     assert "hook" in body["rules"]["options_help"]
 
 
-def test_an_unknown_variant_is_a_json_404(anonymous_client):
+def test_an_unknown_variant_is_a_json_404(anonymous_client) -> None:
     response = anonymous_client.get("/api/variants/no-such-thing/")
     assert response.status_code == 404
     assert error_of(response)["code"] == "not_found"
 
 
 @pytest.mark.parametrize("client_fixture", ["organiser_client", "staff_client"])
-def test_organisers_and_staff_create_custom_variants(client_fixture, request):
+def test_organisers_and_staff_create_custom_variants(client_fixture, request) -> None:
     response = create(request.getfixturevalue(client_fixture), description="la podrida, really")
     assert response.status_code == 201
     variant = Variant.objects.get(name="my-variant")
@@ -53,7 +53,7 @@ def test_organisers_and_staff_create_custom_variants(client_fixture, request):
 @pytest.mark.parametrize(
     ("client_fixture", "status"), [("owner_client", 403), ("anonymous_client", 401)]
 )
-def test_other_users_cannot_create_variants(client_fixture, status, request):
+def test_other_users_cannot_create_variants(client_fixture, status, request) -> None:
     response = create(request.getfixturevalue(client_fixture))
     assert response.status_code == status
     error_of(response)
@@ -81,7 +81,7 @@ def test_other_users_cannot_create_variants(client_fixture, status, request):
 )
 def test_bad_variants_are_refused_naming_the_problem_and_nothing_is_written(
     organiser_client, fields, field, words
-):
+) -> None:
     before = Variant.objects.count()
     response = create(organiser_client, **fields)
     assert response.status_code in (400, 409)
@@ -91,13 +91,13 @@ def test_bad_variants_are_refused_naming_the_problem_and_nothing_is_written(
     assert Variant.objects.count() == before
 
 
-def test_variant_names_are_unique_whatever_the_case(organiser_client):
+def test_variant_names_are_unique_whatever_the_case(organiser_client) -> None:
     assert create(organiser_client, name="house-rules").status_code == 201
     response = create(organiser_client, name="house-rules", options={})
     assert response.status_code == 409
 
 
-def test_the_list_filters_by_preset_and_base(organiser_client):
+def test_the_list_filters_by_preset_and_base(organiser_client) -> None:
     create(organiser_client, name="mine-1")
     create(organiser_client, name="mine-2", base="blackout", options={})
     assert organiser_client.get("/api/variants/?is_preset=false").json()["count"] == 2

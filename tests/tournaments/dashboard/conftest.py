@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 
-from tests.tournaments.dashboard.world import World, build_world
+from tests.support.world import World, build_world
 
 
 @pytest.fixture(autouse=True)

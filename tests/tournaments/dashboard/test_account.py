@@ -10,8 +10,8 @@ from django.core import mail
 from django.test import Client
 from rest_framework.authtoken.models import Token
 
+from tests.support.pages import Page, signed_in
 from tests.support.users import PASSWORD
-from tests.tournaments.dashboard.test_authors import Page, signed_in
 from tournaments.api.throttling import WriteRateThrottle
 
 pytestmark = pytest.mark.django_db
@@ -42,13 +42,13 @@ def ask_for_reset(settings, django_capture_on_commit_callbacks):
 # Changing the password -------------------------------------------------------------------------
 
 
-def test_the_account_pages_need_a_signed_in_user(client):
+def test_the_account_pages_need_a_signed_in_user(client) -> None:
     for url in ("/my/account/", "/my/account/password/"):
         assert client.get(url)["Location"].startswith(f"/signin/?next={url}")
     assert client.post("/my/account/revoke-token/")["Location"].startswith("/signin/")
 
 
-def test_changing_the_password_keeps_this_session_ends_the_others_and_the_token(owner):
+def test_changing_the_password_keeps_this_session_ends_the_others_and_the_token(owner) -> None:
     Token.objects.create(user=owner)
     here, elsewhere = signed_in(owner), signed_in(owner)
     response = _change(here, PASSWORD, NEW_PASSWORD)
@@ -73,7 +73,9 @@ def test_changing_the_password_keeps_this_session_ends_the_others_and_the_token(
         ("", NEW_PASSWORD, NEW_PASSWORD, "old_password"),
     ],
 )
-def test_a_refused_change_names_the_field_and_changes_nothing(owner, old, new, again, field):
+def test_a_refused_change_names_the_field_and_changes_nothing(
+    owner, old, new, again, field
+) -> None:
     token = Token.objects.create(user=owner)
     response = _change(signed_in(owner), old, new, again)
     assert response.status_code == 400
@@ -83,7 +85,7 @@ def test_a_refused_change_names_the_field_and_changes_nothing(owner, old, new, a
     assert Token.objects.get(user=owner) == token
 
 
-def test_guessing_the_current_password_is_throttled(owner, monkeypatch):
+def test_guessing_the_current_password_is_throttled(owner, monkeypatch) -> None:
     monkeypatch.setattr(WriteRateThrottle, "THROTTLE_RATES", {"auth": "2/minute", "writes": "9/m"})
     client = signed_in(owner)
     codes = [_change(client, f"guess-{i}-password", NEW_PASSWORD).status_code for i in range(2)]
@@ -96,7 +98,7 @@ def test_guessing_the_current_password_is_throttled(owner, monkeypatch):
 # The API token -----------------------------------------------------------------------------------
 
 
-def test_the_account_page_revokes_the_token(owner):
+def test_the_account_page_revokes_the_token(owner) -> None:
     token = Token.objects.create(user=owner)
     client = signed_in(owner)
     html = client.get("/my/account/").content.decode()
@@ -111,7 +113,7 @@ def test_the_account_page_revokes_the_token(owner):
     assert api.get("/api/auth/me/").status_code == 401
 
 
-def test_revoking_from_the_page_needs_the_csrf_token(owner):
+def test_revoking_from_the_page_needs_the_csrf_token(owner) -> None:
     Token.objects.create(user=owner)
     client = Client(enforce_csrf_checks=True)
     client.force_login(owner)
@@ -122,7 +124,7 @@ def test_revoking_from_the_page_needs_the_csrf_token(owner):
 # Resetting the password by email ----------------------------------------------------------------
 
 
-def test_a_reset_by_email_sets_a_new_password_that_signs_in(client, owner, ask_for_reset):
+def test_a_reset_by_email_sets_a_new_password_that_signs_in(client, owner, ask_for_reset) -> None:
     token = Token.objects.create(user=owner)
     assert 'href="/password-reset/"' in client.get("/signin/").content.decode()
     response = ask_for_reset(client, "OWNER@example.org")
@@ -150,7 +152,7 @@ def test_a_reset_by_email_sets_a_new_password_that_signs_in(client, owner, ask_f
     assert "This link does not work" in again.content.decode()
 
 
-def test_a_reset_link_refuses_a_weak_password(client, owner, ask_for_reset):
+def test_a_reset_link_refuses_a_weak_password(client, owner, ask_for_reset) -> None:
     ask_for_reset(client, "owner@example.org")
     link = LINK.search(str(mail.outbox[0].body))
     assert link is not None
@@ -163,7 +165,9 @@ def test_a_reset_link_refuses_a_weak_password(client, owner, ask_for_reset):
     assert owner.check_password(PASSWORD)
 
 
-def test_a_reset_answers_the_same_whether_an_account_has_the_address_or_not(owner, ask_for_reset):
+def test_a_reset_answers_the_same_whether_an_account_has_the_address_or_not(
+    owner, ask_for_reset
+) -> None:
     known = ask_for_reset(Client(), "owner@example.org")
     unknown = ask_for_reset(Client(), "nobody@example.org")
     assert (known.status_code, known["Location"]) == (unknown.status_code, unknown["Location"])
@@ -174,7 +178,7 @@ def test_a_reset_answers_the_same_whether_an_account_has_the_address_or_not(owne
 
 def test_a_reset_of_an_account_without_a_usable_password_or_inactive_sends_nothing(
     client, owner, ask_for_reset
-):
+) -> None:
     User.objects.create_user(username="off", email="off@example.org", is_active=False)
     User.objects.create_user(username="nopass", email="nopass@example.org")
     for email in ("off@example.org", "nopass@example.org", "not-an-address"):
@@ -182,7 +186,7 @@ def test_a_reset_of_an_account_without_a_usable_password_or_inactive_sends_nothi
     assert mail.outbox == []
 
 
-def test_reset_requests_are_throttled(client, owner, monkeypatch, ask_for_reset):
+def test_reset_requests_are_throttled(client, owner, monkeypatch, ask_for_reset) -> None:
     monkeypatch.setattr(WriteRateThrottle, "THROTTLE_RATES", {"auth": "2/minute", "writes": "9/m"})
     codes = [ask_for_reset(client, "owner@example.org").status_code for _ in range(3)]
     assert codes == [302, 302, 429]

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import re
-from html.parser import HTMLParser
-
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 from rest_framework.authtoken.models import Token
 
+from tests.support.pages import GOOD_PASSWORD, Page, signed_in
 from tests.support.users import PASSWORD
 from tournaments.api.throttling import WriteRateThrottle
 from tournaments.dashboard import protocol_doc
@@ -18,50 +16,10 @@ from tournaments.services.bots import bot_complete_check
 
 pytestmark = pytest.mark.django_db
 
-GOOD_PASSWORD = "plenty-long-pass-99"
-
-
-class Page(HTMLParser):
-    """The ids, links and field errors of a rendered page."""
-
-    def __init__(self, html: str) -> None:
-        super().__init__()
-        self.ids: set[str] = set()
-        self.links: list[str] = []
-        self.errors: dict[str, str] = {}
-        self._error_of: str | None = None
-        self.feed(html)
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        named = dict(attrs)
-        if named.get("id"):
-            self.ids.add(named["id"] or "")
-            match = re.fullmatch(r"id_(\w+)_error", named["id"] or "")
-            if match:
-                self._error_of = match.group(1)
-                self.errors[self._error_of] = ""
-        if tag == "a" and named.get("href"):
-            self.links.append(named["href"] or "")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "ul":
-            self._error_of = None
-
-    def handle_data(self, data: str) -> None:
-        if self._error_of:
-            self.errors[self._error_of] += data
-
-
-def signed_in(user: User) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
 # Accounts ---------------------------------------------------------------------------------------
 
 
-def test_signing_up_creates_the_account_signs_in_and_leads_to_my_bots(client):
+def test_signing_up_creates_the_account_signs_in_and_leads_to_my_bots(client) -> None:
     page = client.get("/signup/")
     assert page.status_code == 200
     html = page.content.decode()
@@ -91,7 +49,9 @@ def test_signing_up_creates_the_account_signs_in_and_leads_to_my_bots(client):
         ({"email": "not-an-email"}, "email", "valid email"),
     ],
 )
-def test_a_bad_sign_up_names_the_field_and_makes_no_account(client, owner, fields, field, words):
+def test_a_bad_sign_up_names_the_field_and_makes_no_account(
+    client, owner, fields, field, words
+) -> None:
     data = {"username": "newcomer", "password": GOOD_PASSWORD, "email": "", **fields}
     response = client.post("/signup/", data)
     assert response.status_code == 400
@@ -102,7 +62,7 @@ def test_a_bad_sign_up_names_the_field_and_makes_no_account(client, owner, field
     assert User.objects.count() == 1
 
 
-def test_sign_up_answers_a_clear_error_to_odd_input_and_never_a_500(client, owner):
+def test_sign_up_answers_a_clear_error_to_odd_input_and_never_a_500(client, owner) -> None:
     bodies = [
         {"username": ["a", "b"], "password": [GOOD_PASSWORD, "x"]},
         {"username": "x\x00y", "password": GOOD_PASSWORD},
@@ -116,7 +76,7 @@ def test_sign_up_answers_a_clear_error_to_odd_input_and_never_a_500(client, owne
     assert response.status_code == 400
 
 
-def test_sign_up_through_the_page_counts_against_the_apis_throttle(client, monkeypatch):
+def test_sign_up_through_the_page_counts_against_the_apis_throttle(client, monkeypatch) -> None:
     monkeypatch.setattr(
         WriteRateThrottle, "THROTTLE_RATES", {"auth": "2/minute", "writes": "9/minute"}
     )
@@ -134,7 +94,9 @@ def test_sign_up_through_the_page_counts_against_the_apis_throttle(client, monke
     assert not User.objects.filter(username="u2").exists()
 
 
-def test_a_made_up_x_forwarded_for_is_no_way_around_the_sign_in_throttle(owner, monkeypatch):
+def test_a_made_up_x_forwarded_for_is_no_way_around_the_sign_in_throttle(
+    owner, monkeypatch
+) -> None:
     monkeypatch.setattr(WriteRateThrottle, "THROTTLE_RATES", {"auth": "3/minute"})
     codes = [
         Client(HTTP_X_FORWARDED_FOR=f"10.0.0.{i}")
@@ -147,7 +109,7 @@ def test_a_made_up_x_forwarded_for_is_no_way_around_the_sign_in_throttle(owner, 
 
 def test_a_throttled_sign_in_page_reads_the_same_for_a_right_and_a_wrong_password(
     owner, monkeypatch
-):
+) -> None:
     monkeypatch.setattr(WriteRateThrottle, "THROTTLE_RATES", {"auth": "1/minute"})
     assert Client().post("/signin/", {"username": "owner", "password": "x"}).status_code == 400
     pages = {
@@ -164,7 +126,7 @@ def test_a_throttled_sign_in_page_reads_the_same_for_a_right_and_a_wrong_passwor
 
 def test_sign_in_is_locked_per_account_across_addresses_and_the_page_says_for_how_long(
     owner, settings
-):
+) -> None:
     settings.AUTH_LOCKOUT_FAILURES = 4
     settings.AUTH_LOCKOUT_SECONDS = 600
     for i in range(4):
@@ -189,7 +151,7 @@ def test_sign_in_is_locked_per_account_across_addresses_and_the_page_says_for_ho
     assert api.status_code == 429 and api.json()["error"]["code"] == "locked_out"
 
 
-def test_forms_refuse_a_post_without_the_csrf_token(owner):
+def test_forms_refuse_a_post_without_the_csrf_token(owner) -> None:
     client = Client(enforce_csrf_checks=True)
     assert client.post("/signup/", {"username": "x", "password": GOOD_PASSWORD}).status_code == 403
     assert client.post("/signin/", {"username": "owner", "password": PASSWORD}).status_code == 403
@@ -201,7 +163,7 @@ def test_forms_refuse_a_post_without_the_csrf_token(owner):
     assert response.status_code == 302
 
 
-def test_sign_in_goes_back_to_a_local_next_only(client, owner):
+def test_sign_in_goes_back_to_a_local_next_only(client, owner) -> None:
     response = client.post(
         "/signin/", {"username": "owner", "password": PASSWORD, "next": "/write-a-bot/"}
     )
@@ -213,14 +175,14 @@ def test_sign_in_goes_back_to_a_local_next_only(client, owner):
     assert response["Location"] == "/my/bots/"
 
 
-def test_a_wrong_password_is_refused_with_a_message(client, owner):
+def test_a_wrong_password_is_refused_with_a_message(client, owner) -> None:
     response = client.post("/signin/", {"username": "owner", "password": "wrong"})
     assert response.status_code == 400
     assert "correct username and password" in response.content.decode()
     assert "_auth_user_id" not in client.session
 
 
-def test_sign_out_takes_a_post_and_ends_the_session(owner):
+def test_sign_out_takes_a_post_and_ends_the_session(owner) -> None:
     client = signed_in(owner)
     assert client.get("/signout/").status_code == 405
     assert client.post("/signout/").status_code == 302
@@ -228,7 +190,7 @@ def test_sign_out_takes_a_post_and_ends_the_session(owner):
     assert client.get("/my/bots/")["Location"].startswith("/signin/?next=/my/bots/")
 
 
-def test_the_header_offers_sign_in_or_my_bots_and_sign_out(client, owner):
+def test_the_header_offers_sign_in_or_my_bots_and_sign_out(client, owner) -> None:
     html = client.get("/").content.decode()
     assert 'href="/signin/"' in html and 'href="/write-a-bot/"' in html
     html = signed_in(owner).get("/").content.decode()
@@ -243,7 +205,7 @@ def register(client: Client, **fields: str):
     return client.post("/my/bots/", data)
 
 
-def test_registering_shows_the_secret_once(owner, scripted_bot_server, loopback_allowed):
+def test_registering_shows_the_secret_once(owner, scripted_bot_server, loopback_allowed) -> None:
     client = signed_in(owner)
     response = register(client, endpoint_url=f"{scripted_bot_server}/ok")
     bot = Bot.objects.get(name="my-first")
@@ -259,7 +221,7 @@ def test_registering_shows_the_secret_once(owner, scripted_bot_server, loopback_
     assert "my-first" in client.get("/my/bots/").content.decode()
 
 
-def test_a_loopback_endpoint_is_refused_naming_the_setting(owner, settings):
+def test_a_loopback_endpoint_is_refused_naming_the_setting(owner, settings) -> None:
     settings.BOT_ALLOW_LOOPBACK = False
     response = register(signed_in(owner), endpoint_url="http://127.0.0.1:8001/")
     assert response.status_code == 400
@@ -269,7 +231,7 @@ def test_a_loopback_endpoint_is_refused_naming_the_setting(owner, settings):
     assert not Bot.objects.exists()
 
 
-def test_other_refusals_do_not_blame_loopback(owner, settings):
+def test_other_refusals_do_not_blame_loopback(owner, settings) -> None:
     settings.BOT_ALLOW_LOOPBACK = False
     response = register(signed_in(owner), endpoint_url="http://10.1.2.3:8001/")
     assert "BOT_ALLOW_LOOPBACK" not in Page(response.content.decode()).errors["endpoint_url"]
@@ -288,7 +250,7 @@ def test_other_refusals_do_not_blame_loopback(owner, settings):
         ({"description": "d" * 501}, "description", 400),
     ],
 )
-def test_a_bad_registration_names_the_field(owner, make_bot, fields, field, status):
+def test_a_bad_registration_names_the_field(owner, make_bot, fields, field, status) -> None:
     make_bot(owner, name="taken")
     data = {"name": "fresh", "endpoint_url": "https://93.184.215.14/bot", **fields}
     response = register(signed_in(owner), **data)
@@ -297,7 +259,7 @@ def test_a_bad_registration_names_the_field(owner, make_bot, fields, field, stat
     assert Bot.objects.count() == 1
 
 
-def test_my_bots_needs_a_sign_in(client, bot):
+def test_my_bots_needs_a_sign_in(client, bot) -> None:
     for url in ("/my/bots/", f"/my/bots/{bot.pk}/"):
         response = client.get(url)
         assert response.status_code == 302 and response["Location"].startswith("/signin/?next=")
@@ -306,7 +268,7 @@ def test_my_bots_needs_a_sign_in(client, bot):
     assert Bot.objects.get(pk=bot.pk).secret == bot.secret
 
 
-def test_another_users_bot_is_not_found_and_cannot_be_touched(bot, other_user):
+def test_another_users_bot_is_not_found_and_cannot_be_touched(bot, other_user) -> None:
     client = signed_in(other_user)
     assert client.get(f"/my/bots/{bot.pk}/").status_code == 404
     assert client.post(f"/my/bots/{bot.pk}/rotate-secret/").status_code == 404
@@ -314,7 +276,7 @@ def test_another_users_bot_is_not_found_and_cannot_be_touched(bot, other_user):
     assert bot.name not in client.get("/my/bots/").content.decode()
 
 
-def test_rotating_the_secret_asks_to_confirm_then_shows_the_new_one_once(bot, owner):
+def test_rotating_the_secret_asks_to_confirm_then_shows_the_new_one_once(bot, owner) -> None:
     client = signed_in(owner)
     question = client.get(f"/my/bots/{bot.pk}/rotate-secret/")
     assert question.status_code == 200
@@ -330,7 +292,9 @@ def test_rotating_the_secret_asks_to_confirm_then_shows_the_new_one_once(bot, ow
     assert new not in client.get(f"/my/bots/{bot.pk}/").content.decode()
 
 
-def test_recent_faults_name_the_match_they_happened_in(owner, other_user, make_bot, oh_hell):
+def test_recent_faults_name_the_match_they_happened_in(
+    owner, other_user, make_bot, oh_hell
+) -> None:
     mine = make_bot(owner, name="faulty")
     others = [make_bot(other_user) for _ in range(3)]
     match = Match.objects.create(variant=oh_hell, status=MatchStatus.QUEUED)
@@ -349,7 +313,7 @@ def test_recent_faults_name_the_match_they_happened_in(owner, other_user, make_b
     assert "someone else" not in html
 
 
-def test_my_bots_lists_only_my_bots(owner, other_user, make_bot):
+def test_my_bots_lists_only_my_bots(owner, other_user, make_bot) -> None:
     make_bot(owner, name="alpha")
     make_bot(other_user, name="beta")
     html = signed_in(owner).get("/my/bots/").content.decode()
@@ -359,7 +323,9 @@ def test_my_bots_lists_only_my_bots(owner, other_user, make_bot):
 # Write a bot ------------------------------------------------------------------------------------
 
 
-def test_write_a_bot_is_linked_from_home_and_shows_steps_checker_starter_and_protocol(client):
+def test_write_a_bot_is_linked_from_home_and_shows_steps_checker_starter_and_protocol(
+    client,
+) -> None:
     assert 'href="/write-a-bot/"' in client.get("/").content.decode()
     response = client.get("/write-a-bot/")
     assert response.status_code == 200
@@ -383,7 +349,7 @@ def test_write_a_bot_is_linked_from_home_and_shows_steps_checker_starter_and_pro
     assert "X-OhHell-Signature" in html
 
 
-def test_every_link_of_the_write_a_bot_page_leads_somewhere(client):
+def test_every_link_of_the_write_a_bot_page_leads_somewhere(client) -> None:
     page = Page(client.get("/write-a-bot/").content.decode())
     assert page.links
     for href in page.links:
@@ -396,7 +362,7 @@ def test_every_link_of_the_write_a_bot_page_leads_somewhere(client):
     assert "../" not in "".join(page.links)
 
 
-def test_the_starter_bot_and_schemas_download_as_they_are_in_the_repository(client):
+def test_the_starter_bot_and_schemas_download_as_they_are_in_the_repository(client) -> None:
     response = client.get("/write-a-bot/starter_bot.py")
     assert response.status_code == 200
     assert "attachment" in response["Content-Disposition"]
@@ -412,14 +378,14 @@ def test_the_starter_bot_and_schemas_download_as_they_are_in_the_repository(clie
         assert client.get(f"/write-a-bot/schemas/{bad}").status_code == 404
 
 
-def test_the_loopback_line_says_what_this_server_does(client, settings):
+def test_the_loopback_line_says_what_this_server_does(client, settings) -> None:
     settings.BOT_ALLOW_LOOPBACK = True
     assert "accepts endpoints on loopback" in client.get("/write-a-bot/").content.decode()
     settings.BOT_ALLOW_LOOPBACK = False
     assert "refuses endpoints on loopback" in client.get("/write-a-bot/").content.decode()
 
 
-def test_the_owner_opts_a_bot_into_the_ladder_and_out_again(bot, owner, other_user):
+def test_the_owner_opts_a_bot_into_the_ladder_and_out_again(bot, owner, other_user) -> None:
     client = signed_in(owner)
     assert not bot.ladder_opt_in
     assert "Opt into the ladder" in client.get(f"/my/bots/{bot.pk}/").content.decode()
@@ -434,7 +400,9 @@ def test_the_owner_opts_a_bot_into_the_ladder_and_out_again(bot, owner, other_us
     assert client.get(f"/my/bots/{bot.pk}/ladder/").status_code == 405
 
 
-def test_opting_in_beyond_the_accounts_cap_says_why_on_the_page(bot, make_bot, owner, settings):
+def test_opting_in_beyond_the_accounts_cap_says_why_on_the_page(
+    bot, make_bot, owner, settings
+) -> None:
     settings.LADDER_MAX_BOTS_PER_OWNER = 1
     make_bot(owner, ladder_opt_in=True)
     client = signed_in(owner)
@@ -446,7 +414,7 @@ def test_opting_in_beyond_the_accounts_cap_says_why_on_the_page(bot, make_bot, o
 
 def test_verify_queues_a_check_and_the_page_shows_it_pending_then_its_result(
     bot, owner, scripted_bot_server, loopback_allowed
-):
+) -> None:
     Bot.objects.filter(pk=bot.pk).update(endpoint_url=f"{scripted_bot_server}/ok")
     client = signed_in(owner)
     response = client.post(f"/my/bots/{bot.pk}/verify/")
@@ -465,7 +433,7 @@ def test_verify_queues_a_check_and_the_page_shows_it_pending_then_its_result(
     assert Bot.objects.get(pk=bot.pk).status == "active"
 
 
-def test_a_failed_verification_says_why(bot, owner, scripted_bot_server, loopback_allowed):
+def test_a_failed_verification_says_why(bot, owner, scripted_bot_server, loopback_allowed) -> None:
     Bot.objects.filter(pk=bot.pk).update(endpoint_url=f"{scripted_bot_server}/error")
     client = signed_in(owner)
     location = client.post(f"/my/bots/{bot.pk}/verify/")["Location"]
@@ -474,7 +442,7 @@ def test_a_failed_verification_says_why(bot, owner, scripted_bot_server, loopbac
     assert "Failed: http status" in html
 
 
-def test_only_the_owner_verifies_and_sees_checks(bot, owner, other_user, make_bot):
+def test_only_the_owner_verifies_and_sees_checks(bot, owner, other_user, make_bot) -> None:
     assert signed_in(other_user).post(f"/my/bots/{bot.pk}/verify/").status_code == 404
     assert not BotHealthCheck.objects.exists()
     theirs = make_bot(other_user)
@@ -487,12 +455,12 @@ def test_only_the_owner_verifies_and_sees_checks(bot, owner, other_user, make_bo
 
 
 @pytest.mark.parametrize("url", ["/", "/signup/", "/signin/", "/write-a-bot/"])
-def test_pages_start_with_a_skip_link_to_the_content(client, url):
+def test_pages_start_with_a_skip_link_to_the_content(client, url) -> None:
     page = Page(client.get(url).content.decode())
     assert page.links[0] == "#content" and "content" in page.ids
 
 
-def test_the_ladder_section_says_when_this_server_cannot_play_ladders(bot, owner, settings):
+def test_the_ladder_section_says_when_this_server_cannot_play_ladders(bot, owner, settings) -> None:
     client = signed_in(owner)
     settings.CELERY_TASK_ALWAYS_EAGER = True
     assert "its ladders do not play" in client.get(f"/my/bots/{bot.pk}/").content.decode()

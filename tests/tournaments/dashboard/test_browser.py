@@ -1,6 +1,6 @@
 """The dashboard in a real browser: Chromium, driven by Playwright, on the live server.
 
-``./run test`` finds or installs the Chromium (tests/browser.py); without one this module is
+``./run test`` finds or installs the Chromium (tests/support/browser.py); without one this module is
 skipped with one ``BROWSER TESTS SKIPPED`` line saying why.
 """
 
@@ -21,8 +21,8 @@ from engine.players import make_player
 from engine.presets import preset
 from engine.replay import to_replay
 from engine.simulate import play_game
-from tests.browser import find_chromium, missing_reason
-from tests.tournaments.dashboard.world import (
+from tests.support.browser import find_chromium, missing_reason
+from tests.support.world import (
     World,
     build_history,
     build_world,
@@ -143,7 +143,7 @@ def shoot(page, name: str) -> None:
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
 
 
-def test_the_leaderboard_lists_bots_in_rating_order(page, world):
+def test_the_leaderboard_lists_bots_in_rating_order(page, world) -> None:
     page.goto(f"/leaderboard/{world.variant.name}/")
     shown = page.locator("table.leaderboard tbody .bot-name").all_inner_texts()
     expected = list(
@@ -157,7 +157,9 @@ def test_the_leaderboard_lists_bots_in_rating_order(page, world):
     shoot(page, "leaderboard")
 
 
-def test_progress_fixtures_and_standings_follow_finished_matches_without_a_reload(page, world):
+def test_progress_fixtures_and_standings_follow_finished_matches_without_a_reload(
+    page, world
+) -> None:
     page.goto(f"/tournaments/{world.tournament.pk}/")
     page.evaluate("window.loadedOnce = true")
     bar = page.locator("#progress-bar")
@@ -188,7 +190,9 @@ def open_replay(page: Any, match_id: int) -> Any:
     return viewer
 
 
-def test_the_replay_viewer_steps_through_every_trick_of_a_deal_and_names_each_winner(page, world):
+def test_the_replay_viewer_steps_through_every_trick_of_a_deal_and_names_each_winner(
+    page, world
+) -> None:
     match = world.finished[1]
     replay = Replay.objects.get(match=match).data
     names = [s.bot.name for s in match.seats.select_related("bot").order_by("seat")]
@@ -230,7 +234,7 @@ def test_the_replay_viewer_steps_through_every_trick_of_a_deal_and_names_each_wi
     assert viewer.get_attribute("data-playing") == "false"
 
 
-def test_a_bot_page_draws_its_rating_chart(page, world):
+def test_a_bot_page_draws_its_rating_chart(page, world) -> None:
     bot = world.bots[0]
     page.goto(f"/bots/{bot.pk}/")
     canvas = page.locator("figure[data-chart] canvas")
@@ -327,7 +331,9 @@ def sign_in(page, username: str) -> None:
 
 
 @pytest.mark.parametrize("width", [1366, 390])
-def test_every_page_fits_the_screen_and_loads_everything_from_this_server(page, world, width):
+def test_every_page_fits_the_screen_and_loads_everything_from_this_server(
+    page, world, width
+) -> None:
     page.set_viewport_size({"width": width, "height": 900})
     Bot.objects.filter(pk=world.bots[1].pk).update(name=LONG_NAME)
     for site_page in sorted(PAGES, key=lambda p: p.signed_in):
@@ -349,7 +355,9 @@ def test_every_page_fits_the_screen_and_loads_everything_from_this_server(page, 
     assert len(pages_seen) == len(PAGES)
 
 
-def test_a_leaderboard_chart_of_one_rated_match_spans_minutes_around_it_not_hours(page, world):
+def test_a_leaderboard_chart_of_one_rated_match_spans_minutes_around_it_not_hours(
+    page, world
+) -> None:
     RatingHistory.objects.exclude(bot__in=world.bots[:4]).delete()
     Rating.objects.exclude(bot__in=world.bots[:4]).delete()
     first = RatingHistory.objects.order_by("sequence").first()
@@ -370,7 +378,7 @@ def test_a_leaderboard_chart_of_one_rated_match_spans_minutes_around_it_not_hour
 @pytest.mark.parametrize("matches", [1, 500])
 def test_a_bot_page_reads_well_from_its_first_match_to_its_five_hundredth(
     page, transactional_db, matches
-):
+) -> None:
     owner = User.objects.create_user(username="hist", password="a-long-test-passphrase-42")
     bots = build_history(owner=owner, matches=matches, prefix="hist", gap=timedelta(minutes=3))
     bot = bots[0]
@@ -401,7 +409,7 @@ def test_a_bot_page_reads_well_from_its_first_match_to_its_five_hundredth(
         shoot(page, f"bot-{matches}-matches-{width}")
 
 
-def test_the_scrubber_jumps_to_any_deal_and_trick(page, world):
+def test_the_scrubber_jumps_to_any_deal_and_trick(page, world) -> None:
     match = world.finished[2]
     deals = Replay.objects.get(match=match).data["deals"]
     viewer = open_replay(page, match.pk)
@@ -416,7 +424,7 @@ def test_the_scrubber_jumps_to_any_deal_and_trick(page, world):
     assert page.locator(".scrubber").input_value() == str(third + 1)
 
 
-def test_fallback_moves_are_marked_and_each_move_shows_its_latency(page, world):
+def test_fallback_moves_are_marked_and_each_move_shows_its_latency(page, world) -> None:
     match = world.finished[3]
     stored = Replay.objects.get(match=match)
     first = stored.data["deals"][0]
@@ -440,7 +448,7 @@ def test_fallback_moves_are_marked_and_each_move_shows_its_latency(page, world):
     assert "1000 ms" in page.locator(".trick-info").inner_text()
 
 
-def test_each_move_shows_the_time_bank_its_bot_had_left_after_it(page, world):
+def test_each_move_shows_the_time_bank_its_bot_had_left_after_it(page, world) -> None:
     match = world.finished[3]
     stored = Replay.objects.get(match=match)
     leader = stored.data["deals"][0]["tricks"][0]["leader"]
@@ -466,7 +474,7 @@ def test_each_move_shows_the_time_bank_its_bot_had_left_after_it(page, world):
     assert "7560 ms" in info.locator(".bank").get_attribute("title")
 
 
-def test_a_replay_file_from_ohhell_is_loaded_into_the_viewer(page, world, tmp_path):
+def test_a_replay_file_from_ohhell_is_loaded_into_the_viewer(page, world, tmp_path) -> None:
     game = play_game(preset("oh-hell"), 3, 77, [make_player("random", seed=s) for s in range(3)])
     path = tmp_path / "ohhell-replay.json"
     path.write_text(json.dumps(to_replay(game)))
@@ -486,7 +494,7 @@ def test_a_replay_file_from_ohhell_is_loaded_into_the_viewer(page, world, tmp_pa
     shoot(page, "match-loaded-file")
 
 
-def test_the_ranking_study_chart_is_drawn_with_the_shared_chart_set_up(page, world):
+def test_the_ranking_study_chart_is_drawn_with_the_shared_chart_set_up(page, world) -> None:
     page.goto("/variants/")
     page.locator("figure[data-study-chart].drawn").wait_for()
     assert page.locator("figure[data-study-chart] canvas").count() == 1
@@ -495,8 +503,8 @@ def test_the_ranking_study_chart_is_drawn_with_the_shared_chart_set_up(page, wor
 
 def test_a_bot_with_a_wrong_secret_shows_why_on_my_bots_and_its_secret_rotates_after_a_confirmation(
     page, transactional_db, settings
-):
-    from tests.arena.signing_bots import signing_bot
+) -> None:
+    from tests.support.signing_bots import signing_bot
     from tournaments.services.bots import bot_verify
 
     settings.BOT_ALLOW_LOOPBACK = True
@@ -541,7 +549,7 @@ def test_a_bot_with_a_wrong_secret_shows_why_on_my_bots_and_its_secret_rotates_a
 
 def test_an_author_asks_for_a_scrimmage_follows_it_and_watches_its_replay(
     page, transactional_db, example_bots, loopback_allowed, short_variant
-):
+) -> None:
     author = User.objects.create_user(username="author", password="a-long-test-passphrase-42")
     practising, _sparring = (
         Bot.objects.create(

@@ -12,8 +12,8 @@ from django.contrib.auth.models import User
 from django.core import mail
 from django.test import Client
 
+from tests.support.pages import GOOD_PASSWORD, Page, signed_in
 from tests.support.users import PASSWORD, make_user
-from tests.tournaments.dashboard.test_authors import GOOD_PASSWORD, Page, signed_in
 from tournaments.models import is_email_confirmed
 
 pytestmark = pytest.mark.django_db
@@ -41,7 +41,7 @@ def link_path(address: str) -> str:
     return found.group(1)
 
 
-def test_signing_up_with_an_address_mails_a_link_whose_button_confirms_it(client, mailing):
+def test_signing_up_with_an_address_mails_a_link_whose_button_confirms_it(client, mailing) -> None:
     form = client.get("/signup/").content.decode()
     assert 'name="email"' in form and "ladders" in form
     body = {"username": "newcomer", "password": GOOD_PASSWORD, "email": "n@example.org"}
@@ -66,13 +66,13 @@ def test_signing_up_with_an_address_mails_a_link_whose_button_confirms_it(client
     assert "confirmed" in account and "not confirmed" not in account
 
 
-def test_a_link_that_is_no_good_shows_why_on_its_page(client):
+def test_a_link_that_is_no_good_shows_why_on_its_page(client) -> None:
     response = client.post("/confirm-email/not-a-key/")
     assert response.status_code == 400
     assert "not a confirmation link of this site" in response.content.decode()
 
 
-def test_the_account_page_mails_the_link_again_and_throttles_it(mailing):
+def test_the_account_page_mails_the_link_again_and_throttles_it(mailing) -> None:
     user = make_user("late", email="late@example.org")
     client = signed_in(user)
     answers = [mailing(lambda: client.post("/my/account/email/resend/")) for _ in range(6)]
@@ -84,7 +84,7 @@ def test_the_account_page_mails_the_link_again_and_throttles_it(mailing):
     assert is_email_confirmed(user)
 
 
-def test_changing_the_address_asks_for_the_password_and_a_new_confirmation(owner, mailing):
+def test_changing_the_address_asks_for_the_password_and_a_new_confirmation(owner, mailing) -> None:
     client = signed_in(owner)
     assert "confirmed" in client.get("/my/account/").content.decode()
     wrong = client.post("/my/account/email/", {"email": "new@example.org", "password": "nope"})
@@ -104,7 +104,7 @@ def test_changing_the_address_asks_for_the_password_and_a_new_confirmation(owner
     assert is_email_confirmed(owner)
 
 
-def test_my_bots_say_an_unconfirmed_owner_s_bots_stay_off_the_ladder(make_bot):
+def test_my_bots_say_an_unconfirmed_owner_s_bots_stay_off_the_ladder(make_bot) -> None:
     user = make_user("fresh", email="fresh@example.org")
     bot = make_bot(user)
     client = signed_in(user)
@@ -119,7 +119,7 @@ def test_my_bots_say_an_unconfirmed_owner_s_bots_stay_off_the_ladder(make_bot):
     assert "Opted in, but not seated at ladder tables" in page
 
 
-def test_my_bots_say_nothing_of_it_to_a_confirmed_owner(bot, owner):
+def test_my_bots_say_nothing_of_it_to_a_confirmed_owner(bot, owner) -> None:
     client = signed_in(owner)
     assert NOT_CONFIRMED not in client.get(f"/my/bots/{bot.pk}/").content.decode()
     assert client.post(f"/my/bots/{bot.pk}/ladder/", {"enabled": "on"}).status_code == 302

@@ -10,7 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from tests.tournaments.dashboard.world import World, make_bots
+from tests.support.world import World, make_bots
 from tournaments.models import (
     Bot,
     Ladder,
@@ -51,7 +51,7 @@ def ladders_section(body: str) -> str:
 
 def test_the_home_page_shows_each_running_ladders_tables_recent_matches_and_last_finish(
     client, world: World
-):
+) -> None:
     now = timezone.now()
     ladder, _ = Ladder.objects.get_or_create(variant=world.variant)
     paused = Ladder.objects.create(
@@ -94,7 +94,7 @@ def test_the_home_page_shows_each_running_ladders_tables_recent_matches_and_last
     assert cells == [world.variant.name, "2 tables", "3 matches", "7\xa0minutes ago"]
 
 
-def test_a_running_ladder_without_recent_play_says_so_and_none_running_says_that(client):
+def test_a_running_ladder_without_recent_play_says_so_and_none_running_says_that(client) -> None:
     Ladder.objects.get_or_create(variant=Variant.objects.get(name="oh-hell"))
     section = ladders_section(client.get("/").content.decode())
     assert "0 tables" in section and "0 matches" in section
@@ -105,7 +105,7 @@ def test_a_running_ladder_without_recent_play_says_so_and_none_running_says_that
 
 def test_the_ladder_activity_reads_the_same_queries_for_one_or_many_ladders_and_matches(
     owner,
-):
+) -> None:
     bots = make_bots(4, [owner], prefix="act")
     now = timezone.now()
     ladder, _ = Ladder.objects.get_or_create(variant=Variant.objects.get(name="oh-hell"))
@@ -129,7 +129,9 @@ def test_the_ladder_activity_reads_the_same_queries_for_one_or_many_ladders_and_
     assert [r.ladder.variant.name for r in rows] == ["blackout", "la-podrida", "oh-hell", "oh-well"]
 
 
-def test_a_ladder_matchs_page_names_its_ladder_and_links_to_the_leaderboard(client, world: World):
+def test_a_ladder_matchs_page_names_its_ladder_and_links_to_the_leaderboard(
+    client, world: World
+) -> None:
     ladder, _ = Ladder.objects.get_or_create(variant=world.variant)
     now = timezone.now()
     match = ladder_match(ladder, world.bots[:4], MatchStatus.QUEUED, queued=now)

@@ -12,7 +12,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from engine.seeds import seed_sha256
-from tests.tournaments.dashboard.world import World, make_bots, play_and_record, queue_match
+from tests.support.world import World, make_bots, play_and_record, queue_match
 from tournaments.leases import claim_token
 from tournaments.models import (
     BotHealthCheck,
@@ -82,7 +82,7 @@ def grow(world: World, owner: User) -> None:
         )
 
 
-def test_every_page_queries_the_database_a_constant_number_of_times(client, world):
+def test_every_page_queries_the_database_a_constant_number_of_times(client, world) -> None:
     urls = page_urls(world)
     # Once first, so what a page remembers between views (a replay's check) is remembered.
     queries_per_page(client, urls)
@@ -93,7 +93,7 @@ def test_every_page_queries_the_database_a_constant_number_of_times(client, worl
     assert max(small.values()) <= 12
 
 
-def test_the_pages_answer_on_an_empty_platform(client):
+def test_the_pages_answer_on_an_empty_platform(client) -> None:
     Tournament.objects.create(
         name="Not started",
         organiser=User.objects.create_user(username="org"),
@@ -119,12 +119,12 @@ def test_the_pages_answer_on_an_empty_platform(client):
     assert progress["total"] == 0 and progress["percent"] == 0.0 and progress["status"] == "draft"
 
 
-def test_the_leaderboard_index_goes_to_the_variant_with_most_rated_bots(client, world):
+def test_the_leaderboard_index_goes_to_the_variant_with_most_rated_bots(client, world) -> None:
     response = client.get("/leaderboard/")
     assert response.status_code == 302 and response["Location"] == "/leaderboard/oh-hell/"
 
 
-def test_without_any_variant_the_leaderboard_index_is_not_found(client):
+def test_without_any_variant_the_leaderboard_index_is_not_found(client) -> None:
     Variant.objects.all().delete()
     assert client.get("/leaderboard/").status_code == 404
     assert client.get("/").status_code == 200
@@ -142,20 +142,20 @@ def test_without_any_variant_the_leaderboard_index_is_not_found(client):
         "/no/such/page/",
     ],
 )
-def test_an_unknown_id_gives_the_not_found_page(client, url):
+def test_an_unknown_id_gives_the_not_found_page(client, url) -> None:
     response = client.get(url)
     assert response.status_code == 404
     assert b"Not found" in response.content
 
 
-def test_a_match_not_yet_played_embeds_no_replay_but_can_load_a_file(client, world):
+def test_a_match_not_yet_played_embeds_no_replay_but_can_load_a_file(client, world) -> None:
     response = client.get(f"/matches/{world.queued[0].pk}/")
     assert b"The replay is shown once the match has finished" in response.content
     assert b"data-replay-url" not in response.content
     assert b'id="replay-file"' in response.content
 
 
-def test_a_finished_match_without_a_stored_replay_says_so(client, world):
+def test_a_finished_match_without_a_stored_replay_says_so(client, world) -> None:
     match = world.finished[0]
     Replay.objects.filter(match=match).delete()
     response = client.get(f"/matches/{match.pk}/")
@@ -163,7 +163,9 @@ def test_a_finished_match_without_a_stored_replay_says_so(client, world):
     assert b"This match has no stored replay" in response.content
 
 
-def test_a_finished_match_links_its_replay_for_the_viewer_and_names_its_seats(client, world):
+def test_a_finished_match_links_its_replay_for_the_viewer_and_names_its_seats(
+    client, world
+) -> None:
     match = world.finished[0]
     response = client.get(f"/matches/{match.pk}/")
     body = response.content.decode()
@@ -178,7 +180,7 @@ def test_a_finished_match_links_its_replay_for_the_viewer_and_names_its_seats(cl
         assert seat.bot.name in body
 
 
-def test_the_progress_json_counts_matches_by_state(client, world):
+def test_the_progress_json_counts_matches_by_state(client, world) -> None:
     Match.objects.filter(pk=world.queued[0].pk).update(status=MatchStatus.RUNNING)
     progress = client.get(f"/tournaments/{world.tournament.pk}/progress.json").json()
     assert progress["finished"] == len(world.finished)
@@ -187,7 +189,7 @@ def test_the_progress_json_counts_matches_by_state(client, world):
     assert progress["estimated_finish"] is not None and progress["settled"] is False
 
 
-def test_a_finished_tournament_is_settled_and_names_its_winner(client, world):
+def test_a_finished_tournament_is_settled_and_names_its_winner(client, world) -> None:
     Match.objects.filter(pk__in=[m.pk for m in world.queued]).update(status=MatchStatus.CANCELLED)
     Tournament.objects.filter(pk=world.tournament.pk).update(status=TournamentStatus.FINISHED)
     progress = client.get(f"/tournaments/{world.tournament.pk}/progress.json").json()
@@ -195,7 +197,7 @@ def test_a_finished_tournament_is_settled_and_names_its_winner(client, world):
     assert b"Winner:" in client.get(f"/tournaments/{world.tournament.pk}/").content
 
 
-def test_every_page_links_to_its_api_equivalent(client, world):
+def test_every_page_links_to_its_api_equivalent(client, world) -> None:
     expected = {
         "/": 'href="/api/"',
         f"/leaderboard/{world.variant.name}/": 'href="/api/leaderboard/?variant=oh-hell"',
@@ -209,7 +211,7 @@ def test_every_page_links_to_its_api_equivalent(client, world):
         assert link in client.get(url).content.decode(), url
 
 
-def test_a_leaderboard_of_thousands_of_bots_is_paged_in_rating_order(client, owner):
+def test_a_leaderboard_of_thousands_of_bots_is_paged_in_rating_order(client, owner) -> None:
     variant = Variant.objects.get(name="oh-hell")
     small_bots = make_bots(3, [owner], prefix="few")
     Rating.objects.bulk_create(Rating(bot=b, variant=variant, matches=20) for b in small_bots)
@@ -235,7 +237,7 @@ def test_a_leaderboard_of_thousands_of_bots_is_paged_in_rating_order(client, own
     assert client.get("/").status_code == 200
 
 
-def test_the_bot_page_shows_faults_health_and_the_disabled_reason(client, world):
+def test_the_bot_page_shows_faults_health_and_the_disabled_reason(client, world) -> None:
     bot = world.bots[0]
     bot.status, bot.disabled_cause, bot.disabled_reason = "disabled", "health", "3 failed checks"
     bot.save()
@@ -248,7 +250,7 @@ def test_the_bot_page_shows_faults_health_and_the_disabled_reason(client, world)
     assert "timeout" in client.get(f"/bots/{faulty.pk}/").content.decode()
 
 
-def test_the_variants_page_states_every_preset_in_the_engines_words(client):
+def test_the_variants_page_states_every_preset_in_the_engines_words(client) -> None:
     body = client.get("/variants/").content.decode()
     for variant in Variant.objects.filter(is_preset=True):
         assert f'id="{variant.name}"' in body
@@ -256,18 +258,18 @@ def test_the_variants_page_states_every_preset_in_the_engines_words(client):
             assert line.replace("'", "&#x27;") in body
 
 
-def test_the_api_root_lists_the_dashboard(client):
+def test_the_api_root_lists_the_dashboard(client) -> None:
     root = client.get("/api/", HTTP_ACCEPT="application/json").json()
     assert root["dashboard"].endswith("/") and root["dashboard"].rsplit("/", 2)[-2] != "api"
 
 
-def test_the_admin_links_to_the_dashboard(client, staff):
+def test_the_admin_links_to_the_dashboard(client, staff) -> None:
     client.force_login(staff)
     body = client.get("/admin/").content.decode()
     assert '<a href="/">View site</a>' in body
 
 
-def test_the_breadcrumb_targets_exist_and_list_what_they_name(client, world):
+def test_the_breadcrumb_targets_exist_and_list_what_they_name(client, world) -> None:
     bots = client.get("/bots/").content.decode()
     assert all(bot.name in bots for bot in world.bots)
     matches = client.get("/matches/").content.decode()
@@ -280,7 +282,7 @@ def test_the_breadcrumb_targets_exist_and_list_what_they_name(client, world):
         assert 'href="/bots/"' in body or 'href="/matches/"' in body
 
 
-def test_fault_counts_link_to_the_matches_where_the_faults_happened(client, world):
+def test_fault_counts_link_to_the_matches_where_the_faults_happened(client, world) -> None:
     fault = SeatFault.objects.select_related("seat").earliest("pk")
     bot_id = fault.seat.bot_id
     page = client.get(f"/bots/{bot_id}/").content.decode()
@@ -299,13 +301,13 @@ def test_fault_counts_link_to_the_matches_where_the_faults_happened(client, worl
 @pytest.mark.parametrize(
     ("query", "field"), [("bot=abc", "bot:"), ("bot=999999", "bot:"), ("fault=melted", "fault:")]
 )
-def test_a_bad_match_filter_is_refused_naming_the_field(client, world, query, field):
+def test_a_bad_match_filter_is_refused_naming_the_field(client, world, query, field) -> None:
     response = client.get(f"/matches/?{query}")
     assert response.status_code == 400
     assert field in response.content.decode()
 
 
-def test_seats_and_rounds_are_numbered_from_one_and_samples_shown_as_sent(client, world):
+def test_seats_and_rounds_are_numbered_from_one_and_samples_shown_as_sent(client, world) -> None:
     match = world.finished[0]
     seat = match.seats.order_by("seat").last()
     SeatFault.objects.create(seat=seat, kind="not_json", count=1, sample='<b>"bid": 2</b>')
@@ -317,7 +319,7 @@ def test_seats_and_rounds_are_numbered_from_one_and_samples_shown_as_sent(client
     assert "&lt;b&gt;&quot;bid&quot;: 2&lt;/b&gt;" in page and '<b>"bid"' not in page
 
 
-def test_a_matchs_platform_error_is_shown_to_staff_only(client, world, other_user, staff):
+def test_a_matchs_platform_error_is_shown_to_staff_only(client, world, other_user, staff) -> None:
     match = world.queued[0]
     error = "OperationalError: could not connect to server at 10.0.0.7 port 5432"
     Match.objects.filter(pk=match.pk).update(status=MatchStatus.FAILED, error=error)
@@ -338,7 +340,9 @@ def _fair_deal_box(client, match: Match) -> tuple[str, str]:
     return page, box[: box.index("</section>")]
 
 
-def test_the_fair_deal_box_shows_a_voided_deal_and_its_seed_once_the_match_ended(client, world):
+def test_the_fair_deal_box_shows_a_voided_deal_and_its_seed_once_the_match_ended(
+    client, world
+) -> None:
     match = world.queued[0]
     published = seed_sha256(match.seed)
     token = claim_token()
@@ -356,7 +360,7 @@ def test_the_fair_deal_box_shows_a_voided_deal_and_its_seed_once_the_match_ended
     assert "hidden until the match ends" not in box
 
 
-def test_the_tournament_page_counts_and_marks_tables_of_one_owners_bots(client, world):
+def test_the_tournament_page_counts_and_marks_tables_of_one_owners_bots(client, world) -> None:
     from tournaments.selectors.tournaments import shared_owner_matches, tournament_standings
 
     standings = tournament_standings(tournament=world.tournament)

@@ -17,7 +17,9 @@ def _row(html: str, bot_id: int) -> str:
     return row
 
 
-def test_each_bot_shows_its_batch_rank_and_interval_with_their_meaning(client, world, settings):
+def test_each_bot_shows_its_batch_rank_and_interval_with_their_meaning(
+    client, world, settings
+) -> None:
     settings.RANK_INTERVALS_RESAMPLES = 20
     settings.RANK_INTERVALS_MIN_MATCHES = 3
     assert rank_intervals_fit(variant_id=world.variant.pk)
@@ -35,7 +37,7 @@ def test_each_bot_shows_its_batch_rank_and_interval_with_their_meaning(client, w
     assert "/api/leaderboard/intervals/?variant=oh-hell" in note
 
 
-def test_a_bot_with_too_few_matches_says_so_instead_of_an_interval(client, world, settings):
+def test_a_bot_with_too_few_matches_says_so_instead_of_an_interval(client, world, settings) -> None:
     settings.RANK_INTERVALS_RESAMPLES = 20
     assert rank_intervals_fit(variant_id=world.variant.pk)  # 6 matches each, 10 needed
     html = client.get("/leaderboard/oh-hell/").content.decode()
@@ -47,7 +49,7 @@ def test_a_bot_with_too_few_matches_says_so_instead_of_an_interval(client, world
         )
 
 
-def test_before_the_first_fit_the_page_says_it_is_coming(client, world):
+def test_before_the_first_fit_the_page_says_it_is_coming(client, world) -> None:
     html = re.sub(r"\s+", " ", client.get("/leaderboard/oh-hell/").content.decode())
     assert "Batch rank: not fitted yet" in html
     assert html.count('<td class="interval">\N{EN DASH}</td>') == len(world.bots)

@@ -10,7 +10,7 @@ import re
 import pytest
 from django.contrib.auth.models import User
 
-from tests.tournaments.dashboard.world import make_bots, play_and_record, queue_match
+from tests.support.world import make_bots, play_and_record, queue_match
 from tournaments.models import Match, Replay, Tournament, TournamentStatus, Variant
 
 pytestmark = pytest.mark.django_db
@@ -40,7 +40,7 @@ def grow_replay(match: Match, times: int) -> None:
     replay.save(update_fields=["data"])
 
 
-def test_the_match_page_does_not_grow_with_its_replay(client, finished):
+def test_the_match_page_does_not_grow_with_its_replay(client, finished) -> None:
     small = client.get(f"/matches/{finished.pk}/")
     assert small.status_code == 200
     grow_replay(finished, 50)
@@ -53,7 +53,7 @@ def test_the_match_page_does_not_grow_with_its_replay(client, finished):
     assert url and url.group(1) == f"/api/matches/{finished.pk}/replay/"
 
 
-def test_the_replay_answers_gzip_when_asked_with_the_same_json(client, finished):
+def test_the_replay_answers_gzip_when_asked_with_the_same_json(client, finished) -> None:
     grow_replay(finished, 20)
     url = f"/api/matches/{finished.pk}/replay/"
     plain = client.get(url)
@@ -69,7 +69,7 @@ def test_the_replay_answers_gzip_when_asked_with_the_same_json(client, finished)
     assert plain["Content-Disposition"] == f'attachment; filename="ohhell-match-{finished.pk}.json"'
 
 
-def test_a_finished_matchs_replay_is_cached_and_answers_304_to_its_etag(client, finished):
+def test_a_finished_matchs_replay_is_cached_and_answers_304_to_its_etag(client, finished) -> None:
     url = f"/api/matches/{finished.pk}/replay/"
     first = client.get(url)
     assert "public" in first["Cache-Control"] and "max-age=" in first["Cache-Control"]

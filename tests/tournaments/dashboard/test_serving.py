@@ -18,7 +18,7 @@ from django.test import RequestFactory
 
 from config.startup import EMBEDDED_NOTED
 from config.urls import handler500
-from tests.tournaments.workers import wait_for
+from tests.support.workers import wait_for
 
 ROOT = Path(__file__).resolve().parents[3]
 STYLESHEET = re.compile(r'<link rel="stylesheet" href="/static/dashboard/dashboard\.css"')

@@ -18,7 +18,7 @@ from tournaments.dashboard.study import (
 )
 
 
-def test_the_page_shows_the_committed_summary_as_a_sentence_and_a_chart(client, db):
+def test_the_page_shows_the_committed_summary_as_a_sentence_and_a_chart(client, db) -> None:
     data = json.loads(SUMMARY.read_text())
     arms = data["results"]["tau = sigma/100 (default)"]
     body = client.get("/variants/").content.decode()
@@ -37,12 +37,12 @@ def test_the_page_shows_the_committed_summary_as_a_sentence_and_a_chart(client, 
     assert "study-chart.js" in body
 
 
-def test_the_study_is_left_out_without_a_summary(tmp_path: Path):
+def test_the_study_is_left_out_without_a_summary(tmp_path: Path) -> None:
     assert ranking_study(tmp_path / "missing.json") is None
 
 
 @pytest.mark.parametrize("share", [0.25, 0.75])
-def test_the_sentence_follows_the_numbers(tmp_path: Path, share: float):
+def test_the_sentence_follows_the_numbers(tmp_path: Path, share: float) -> None:
     data = json.loads(SUMMARY.read_text())
     data["results"]["tau = sigma/100 (default)"][GROUP]["share_good"] = [0, share, 1]
     path = tmp_path / "summary.json"

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.tournaments.formats.strategies import entries
+from tests.support.format_strategies import entries
 from tournaments.formats import (
     DuplicateResult,
     duplicate,
@@ -32,7 +32,7 @@ def groups_of(fixtures):
 
 @FAST
 @given(entries(), rounds, seeds)
-def test_each_group_holds_exactly_the_rotations_of_one_seed(drawn, rounds, seed):
+def test_each_group_holds_exactly_the_rotations_of_one_seed(drawn, rounds, seed) -> None:
     bots, k = drawn
     for group in groups_of(duplicate(bots, k, rounds, seed)).values():
         assert len(group) == k
@@ -45,7 +45,9 @@ def test_each_group_holds_exactly_the_rotations_of_one_seed(drawn, rounds, seed)
 
 @FAST
 @given(entries(), rounds, seeds)
-def test_every_bot_plays_the_same_number_of_matches_in_every_seat_equally(drawn, rounds, seed):
+def test_every_bot_plays_the_same_number_of_matches_in_every_seat_equally(
+    drawn, rounds, seed
+) -> None:
     bots, k = drawn
     fixtures = duplicate(bots, k, rounds, seed)
     played = Counter(bot for fixture in fixtures for bot in fixture.seats)
@@ -56,7 +58,7 @@ def test_every_bot_plays_the_same_number_of_matches_in_every_seat_equally(drawn,
 
 @FAST
 @given(entries(max_bots=20), rounds, seeds)
-def test_groups_have_distinct_seeds_and_the_schedule_is_deterministic(drawn, rounds, seed):
+def test_groups_have_distinct_seeds_and_the_schedule_is_deterministic(drawn, rounds, seed) -> None:
     bots, k = drawn
     fixtures = duplicate(bots, k, rounds, seed)
     assert fixtures == duplicate(bots, k, rounds, seed)
@@ -65,7 +67,7 @@ def test_groups_have_distinct_seeds_and_the_schedule_is_deterministic(drawn, rou
     assert len({(f.round, f.table) for f in fixtures}) == len(fixtures)
 
 
-def test_a_bot_that_plays_the_cards_better_gains_what_the_others_lose():
+def test_a_bot_that_plays_the_cards_better_gains_what_the_others_lose() -> None:
     # Seat 0's cards are worth 10 a deal to anyone, except to bot 1 who makes 13 of them.
     results = []
     for seats in rotations((1, 2, 3)):
@@ -79,14 +81,14 @@ def test_a_bot_that_plays_the_cards_better_gains_what_the_others_lose():
     assert sum(differences.values()) == pytest.approx(0.0)
 
 
-def test_lucky_cards_cancel_out_when_every_bot_plays_the_same():
+def test_lucky_cards_cancel_out_when_every_bot_plays_the_same() -> None:
     results = [
         DuplicateResult("g", seats, [[50, 0], [0, 5], [10, 10]]) for seats in rotations((7, 8, 9))
     ]
     assert duplicate_differences(results) == {7: 0.0, 8: 0.0, 9: 0.0}
 
 
-def test_deals_are_compared_only_with_the_rotations_that_played_them():
+def test_deals_are_compared_only_with_the_rotations_that_played_them() -> None:
     results = [
         DuplicateResult("g", (1, 2, 3), [[10, 20], [0], [0]]),
         DuplicateResult("g", (3, 1, 2), [[14], [0], [0]]),

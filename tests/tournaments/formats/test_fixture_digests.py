@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.tournaments.formats.strategies import entries
+from tests.support.format_strategies import entries
 from tournaments import formats
 from tournaments.formats import Fixture
 
@@ -40,7 +40,7 @@ def digest(fixtures: list[Fixture]) -> str:
 
 
 @pytest.mark.parametrize(("fmt", "bots", "table", "rounds", "seed", "count", "pinned"), PINNED)
-def test_schedules_are_the_ones_pinned(fmt, bots, table, rounds, seed, count, pinned):
+def test_schedules_are_the_ones_pinned(fmt, bots, table, rounds, seed, count, pinned) -> None:
     fixtures = getattr(formats, fmt)([1000 + 7 * i for i in range(bots)], table, rounds, seed)
     assert len(fixtures) == count
     assert digest(fixtures) == pinned
@@ -48,7 +48,7 @@ def test_schedules_are_the_ones_pinned(fmt, bots, table, rounds, seed, count, pi
 
 @settings(max_examples=30, deadline=None)
 @given(entries(max_bots=30), st.integers(min_value=1, max_value=4), st.integers(0, 2**63))
-def test_counts_match_the_schedules_without_making_them(drawn, rounds, seed):
+def test_counts_match_the_schedules_without_making_them(drawn, rounds, seed) -> None:
     bots, k = drawn
     assert formats.round_robin_count(len(bots), k, rounds) == len(
         formats.round_robin(bots, k, rounds, seed)

@@ -42,7 +42,7 @@ def fields(draw: st.DrawFn) -> tuple[list[Candidate], int, int]:
 
 @FAST
 @given(fields(), st.integers(0, 2**32), st.floats(0, 1))
-def test_tables_are_full_distinct_and_never_seat_a_bot_twice(drawn, seed, explore):
+def test_tables_are_full_distinct_and_never_seat_a_bot_twice(drawn, seed, explore) -> None:
     bots, table_size, wanted = drawn
     tables = pick_tables(bots, table_size, wanted, random.Random(seed), MatchmakingParams(explore))
     assert len(tables) == min(wanted, len(bots) // table_size)
@@ -54,7 +54,7 @@ def test_tables_are_full_distinct_and_never_seat_a_bot_twice(drawn, seed, explor
 
 @FAST
 @given(fields(), st.integers(0, 2**32))
-def test_the_bot_furthest_behind_its_share_is_always_seated(drawn, seed):
+def test_the_bot_furthest_behind_its_share_is_always_seated(drawn, seed) -> None:
     bots, table_size, wanted = drawn
     params = MatchmakingParams()
     tables = pick_tables(bots, table_size, max(wanted, 1), random.Random(seed), params)
@@ -66,13 +66,13 @@ def test_the_bot_furthest_behind_its_share_is_always_seated(drawn, seed):
 
 @FAST
 @given(fields(), st.integers(0, 2**32))
-def test_the_same_random_stream_gives_the_same_tables(drawn, seed):
+def test_the_same_random_stream_gives_the_same_tables(drawn, seed) -> None:
     bots, table_size, wanted = drawn
     first = pick_tables(bots, table_size, wanted, random.Random(seed))
     assert pick_tables(bots, table_size, wanted, random.Random(seed)) == first
 
 
-def test_without_exploration_opponents_are_the_nearest_in_conservative_rating():
+def test_without_exploration_opponents_are_the_nearest_in_conservative_rating() -> None:
     rng = random.Random(3)
     bots = [Candidate(i, mu=float(i), sigma=1.0, provisional=False) for i in range(40)]
     params = MatchmakingParams(explore=0.0, window=1, behind_share=1.0)
@@ -107,7 +107,7 @@ def simulate(bots: list[Candidate], table_size: int, rounds: int, seed: int) -> 
 
 @settings(max_examples=15, deadline=None)
 @given(st.integers(3, 6), st.integers(0, 2**32))
-def test_equally_certain_bots_get_fair_shares(table_size, seed):
+def test_equally_certain_bots_get_fair_shares(table_size, seed) -> None:
     rng = random.Random(seed)
     bots = [Candidate(i, rng.uniform(0, 50), 2.0, False) for i in range(23)]
     games = simulate(bots, table_size, 200, seed)
@@ -116,7 +116,7 @@ def test_equally_certain_bots_get_fair_shares(table_size, seed):
     assert max(counts) - min(counts) <= 4
 
 
-def test_uncertain_bots_play_more_in_proportion_to_their_weight():
+def test_uncertain_bots_play_more_in_proportion_to_their_weight() -> None:
     bots = [Candidate(i, 25.0, 1.0, False) for i in range(12)]
     bots += [Candidate(100 + i, 25.0, 8.0, True) for i in range(4)]
     games = simulate(bots, 4, 400, seed=9)
@@ -127,7 +127,7 @@ def test_uncertain_bots_play_more_in_proportion_to_their_weight():
     assert uncertain / settled == pytest.approx(expected, rel=0.15)
 
 
-def test_seat_positions_even_out():
+def test_seat_positions_even_out() -> None:
     rng = random.Random(4)
     bots = [Candidate(i, rng.uniform(0, 50), 2.0, False) for i in range(9)]
     seat_use: dict[int, Counter[int]] = {bot.id: Counter() for bot in bots}
@@ -162,7 +162,7 @@ def test_bad_arguments_are_refused(args: tuple[list[Candidate], int, int], messa
         pick_tables(*args, random.Random(1))
 
 
-def test_bad_parameters_are_refused():
+def test_bad_parameters_are_refused() -> None:
     with pytest.raises(ValueError, match="explore"):
         MatchmakingParams(explore=1.5)
 
@@ -194,7 +194,7 @@ def team_fields(draw: st.DrawFn) -> tuple[list[Candidate], int, int]:
 
 @settings(max_examples=150, deadline=None)
 @given(team_fields(), st.integers(0, 2**32), st.floats(0, 1))
-def test_no_table_seats_two_bots_sharing_a_team_key(drawn, seed, explore):
+def test_no_table_seats_two_bots_sharing_a_team_key(drawn, seed, explore) -> None:
     bots, table_size, wanted = drawn
     by_id = {bot.id: bot for bot in bots}
     params = MatchmakingParams(explore=explore)
@@ -210,7 +210,7 @@ def test_no_table_seats_two_bots_sharing_a_team_key(drawn, seed, explore):
 
 @settings(max_examples=100, deadline=None)
 @given(team_fields(), st.integers(0, 2**32), st.integers(0, 3))
-def test_a_team_with_a_quota_joins_no_more_tables_than_it(drawn, seed, cap):
+def test_a_team_with_a_quota_joins_no_more_tables_than_it(drawn, seed, cap) -> None:
     bots, table_size, wanted = drawn
     quota = {f"owner:{n}": cap for n in range(0, 12, 2)}
     tables = pick_tables(bots, table_size, wanted, random.Random(seed), quota=quota)
@@ -219,7 +219,7 @@ def test_a_team_with_a_quota_joins_no_more_tables_than_it(drawn, seed, cap):
     assert all(joined[key] <= cap for key in quota)
 
 
-def test_a_field_of_distinct_teams_still_fills_every_table_asked_for():
+def test_a_field_of_distinct_teams_still_fills_every_table_asked_for() -> None:
     bots = [
         Candidate(i, 25.0, 8.0, True, teams=frozenset({f"owner:{i}", f"address:{i}"}))
         for i in range(40)
@@ -227,7 +227,7 @@ def test_a_field_of_distinct_teams_still_fills_every_table_asked_for():
     assert len(pick_tables(bots, 4, 10, random.Random(2))) == 10
 
 
-def test_a_team_of_four_beside_four_others_makes_one_table_and_waits_for_the_second():
+def test_a_team_of_four_beside_four_others_makes_one_table_and_waits_for_the_second() -> None:
     team = [Candidate(i, 25.0, 8.0, True, teams=frozenset({"owner:a"})) for i in range(4)]
     others = [Candidate(10 + i, 25.0, 8.0, True, teams=frozenset({f"owner:{i}"})) for i in range(4)]
     for seed in range(30):
@@ -236,12 +236,12 @@ def test_a_team_of_four_beside_four_others_makes_one_table_and_waits_for_the_sec
         assert len(set(tables[0]) & {bot.id for bot in team}) == 1
 
 
-def test_bots_of_one_team_alone_make_no_table():
+def test_bots_of_one_team_alone_make_no_table() -> None:
     team = [Candidate(i, 25.0, 8.0, True, teams=frozenset({"address:x"})) for i in range(400)]
     assert pick_tables(team, 4, 5, random.Random(1)) == []
 
 
-def test_a_team_whose_quota_is_spent_sits_out():
+def test_a_team_whose_quota_is_spent_sits_out() -> None:
     bots = [Candidate(i, 25.0, 8.0, True, teams=frozenset({f"owner:{i}"})) for i in range(8)]
     tables = pick_tables(bots, 4, 2, random.Random(3), quota={"owner:0": 0, "owner:1": 0})
     assert len(tables) == 1 and not {0, 1} & set(tables[0])

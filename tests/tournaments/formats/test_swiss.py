@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.tournaments.formats.strategies import entries
+from tests.support.format_strategies import entries
 from tournaments.formats import (
     Fixture,
     FixtureError,
@@ -58,7 +58,7 @@ def play_rounds(
 
 @FAST
 @given(st.integers(3, 40), st.integers(3, 8))
-def test_table_sizes_stay_between_three_and_the_table_size_with_few_byes(bots, k):
+def test_table_sizes_stay_between_three_and_the_table_size_with_few_byes(bots, k) -> None:
     sizes = swiss_table_sizes(bots, k)
     assert all(3 <= size <= k for size in sizes)
     assert max(sizes) - min(sizes) <= 1
@@ -69,7 +69,7 @@ def test_table_sizes_stay_between_three_and_the_table_size_with_few_byes(bots, k
 
 @FAST
 @given(entries(), seeds)
-def test_every_seated_bot_plays_once_and_byes_are_the_bottom_of_the_standings(drawn, seed):
+def test_every_seated_bot_plays_once_and_byes_are_the_bottom_of_the_standings(drawn, seed) -> None:
     bots, k = drawn
     standings = [(bot, float(i)) for i, bot in enumerate(bots)]
     fixtures = swiss_round(standings, k, 0, seed, set())
@@ -81,7 +81,7 @@ def test_every_seated_bot_plays_once_and_byes_are_the_bottom_of_the_standings(dr
 
 @FAST
 @given(entries(), seeds)
-def test_tables_are_cut_from_consecutive_standings_when_nothing_repeats(drawn, seed):
+def test_tables_are_cut_from_consecutive_standings_when_nothing_repeats(drawn, seed) -> None:
     bots, k = drawn
     standings = [(bot, float(-i)) for i, bot in enumerate(bots)]
     fixtures = swiss_round(standings, k, 0, seed, set())
@@ -93,7 +93,7 @@ def test_tables_are_cut_from_consecutive_standings_when_nothing_repeats(drawn, s
 
 @FAST
 @given(entries(), seeds)
-def test_the_same_standings_again_never_repeat_a_table(drawn, seed):
+def test_the_same_standings_again_never_repeat_a_table(drawn, seed) -> None:
     bots, k = drawn
     standings = [(bot, float(-i)) for i, bot in enumerate(bots)]
     first = swiss_round(standings, k, 0, seed, set())
@@ -105,7 +105,7 @@ def test_the_same_standings_again_never_repeat_a_table(drawn, seed):
 
 @FAST
 @given(entries(), seeds)
-def test_five_rounds_never_repeat_a_table_when_there_are_two_tables_or_more(drawn, seed):
+def test_five_rounds_never_repeat_a_table_when_there_are_two_tables_or_more(drawn, seed) -> None:
     bots, k = drawn
     if len(swiss_table_sizes(len(bots), k)) < 2:
         return
@@ -117,7 +117,7 @@ def test_five_rounds_never_repeat_a_table_when_there_are_two_tables_or_more(draw
 
 @FAST
 @given(entries(max_bots=24), seeds)
-def test_byes_go_round_before_anyone_gets_a_second(drawn, seed):
+def test_byes_go_round_before_anyone_gets_a_second(drawn, seed) -> None:
     bots, k = drawn
     per_round = len(bots) - sum(swiss_table_sizes(len(bots), k))
     if per_round == 0:
@@ -131,7 +131,7 @@ def test_byes_go_round_before_anyone_gets_a_second(drawn, seed):
 
 @FAST
 @given(entries(max_bots=24), seeds)
-def test_seat_history_keeps_each_bot_seat_counts_close_at_full_tables(drawn, seed):
+def test_seat_history_keeps_each_bot_seat_counts_close_at_full_tables(drawn, seed) -> None:
     bots, k = drawn
     bots = bots[: len(bots) // k * k]
     played = play_rounds(bots, k, 2 * k, seed, with_seats=True)
@@ -143,13 +143,13 @@ def test_seat_history_keeps_each_bot_seat_counts_close_at_full_tables(drawn, see
 
 @FAST
 @given(entries(max_bots=20), seeds)
-def test_the_same_inputs_give_the_same_round(drawn, seed):
+def test_the_same_inputs_give_the_same_round(drawn, seed) -> None:
     bots, k = drawn
     standings = [(bot, float(i % 3)) for i, bot in enumerate(bots)]
     assert swiss_round(standings, k, 2, seed, set()) == swiss_round(standings, k, 2, seed, set())
 
 
-def test_a_bot_listed_twice_or_too_few_bots_is_refused():
+def test_a_bot_listed_twice_or_too_few_bots_is_refused() -> None:
     with pytest.raises(FixtureError, match="each bot once"):
         swiss_round([(1, 0.0), (1, 1.0), (2, 0.0), (3, 0.0)], 3, 0, 0, set())
     with pytest.raises(FixtureError, match="at least 3"):

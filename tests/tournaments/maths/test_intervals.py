@@ -77,7 +77,7 @@ def _hunter_mm(finishes: list[Finish], *, rounds: int = 20000) -> dict[int, floa
     return {b: math.log(v) for b, v in gamma.items()}
 
 
-def test_the_fit_with_ties_is_the_maximum_likelihood_a_hand_written_mm_fit_finds():
+def test_the_fit_with_ties_is_the_maximum_likelihood_a_hand_written_mm_fit_finds() -> None:
     finishes = _random_finishes(seed=3, count=80, ties=True)
     assert any(len(set(f.places)) < len(f.places) for f in finishes)
     fitted = strengths(finishes, alpha=0.0)
@@ -87,7 +87,7 @@ def test_the_fit_with_ties_is_the_maximum_likelihood_a_hand_written_mm_fit_finds
     assert sorted(fitted, key=fitted.__getitem__) == sorted(expected, key=expected.__getitem__)
 
 
-def test_without_ties_the_fit_is_choix_plackett_luce_fit_of_the_orders():
+def test_without_ties_the_fit_is_choix_plackett_luce_fit_of_the_orders() -> None:
     finishes = _random_finishes(seed=4, count=80, ties=False)
     fitted = strengths(finishes, alpha=0.0)
     orders = [f.bots for f in finishes]  # places 1, 2, ...: the seats' order is the finish
@@ -95,21 +95,21 @@ def test_without_ties_the_fit_is_choix_plackett_luce_fit_of_the_orders():
     assert max(abs(fitted[b] - expected[b]) for b in range(BOTS)) < 1e-4
 
 
-def test_the_fit_recovers_a_planted_order_of_strengths():
+def test_the_fit_recovers_a_planted_order_of_strengths() -> None:
     planted = [0.9, -0.6, 0.3, -1.2, 1.5, -0.0]
     finishes = _simulated_finishes(planted, count=800, seed=11)
     fitted = strengths(finishes)
     assert sorted(fitted, key=lambda b: -fitted[b]) == [4, 0, 2, 5, 1, 3]
 
 
-def test_an_unbeaten_bot_ranks_first_with_a_finite_strength():
+def test_an_unbeaten_bot_ranks_first_with_a_finite_strength() -> None:
     finishes = [Finish(bots=(7, a, b), places=(1, 2, 3)) for a, b in [(8, 9), (9, 8)] * 6]
     fitted = strengths(finishes)
     assert all(math.isfinite(v) for v in fitted.values())
     assert max(fitted, key=fitted.__getitem__) == 7
 
 
-def test_bootstrap_percentiles_are_those_of_refits_on_the_same_resamples():
+def test_bootstrap_percentiles_are_those_of_refits_on_the_same_resamples() -> None:
     finishes = _random_finishes(seed=5, count=40, ties=True)
     units = [[f] for f in finishes[:30]] + [finishes[30:35], finishes[35:]]
     resamples = 25
@@ -140,7 +140,7 @@ def test_bootstrap_percentiles_are_those_of_refits_on_the_same_resamples():
     assert [r.rank for r in result.ranks] == sorted(r.rank for r in result.ranks)
 
 
-def test_the_intervals_of_well_separated_bots_hold_their_planted_ranks():
+def test_the_intervals_of_well_separated_bots_hold_their_planted_ranks() -> None:
     planted = [1.2, 0.0, -1.2, 0.6, -0.6]
     units = [[f] for f in _simulated_finishes(planted, count=400, seed=12)]
     result = bootstrap(units, resamples=30, rng=np.random.default_rng(1))
@@ -150,7 +150,7 @@ def test_the_intervals_of_well_separated_bots_hold_their_planted_ranks():
         assert line.rank == true_rank[line.bot]
 
 
-def test_equal_strengths_share_a_rank():
+def test_equal_strengths_share_a_rank() -> None:
     assert ranks_of(np.array([0.5, -1.0, 0.5, 2.0])).tolist() == [2, 4, 2, 1]
 
 
@@ -161,11 +161,11 @@ def test_equal_strengths_share_a_rank():
         *[(13, "13th"), (21, "21st"), (22, "22nd"), (23, "23rd"), (101, "101st"), (111, "111th")],
     ],
 )
-def test_ordinals_read_as_english(n, word):
+def test_ordinals_read_as_english(n, word) -> None:
     assert ordinal(n) == word
 
 
-def test_an_interval_reads_as_its_rank_and_span_at_90_percent():
+def test_an_interval_reads_as_its_rank_and_span_at_90_percent() -> None:
     assert interval_text(3, 2, 5) == "3rd; 2nd-5th at 90%"
     assert interval_text(1, 1, 1) == "1st; 1st at 90%"
     assert interval_text(4, None, None) == "4th; too few matches for an interval"

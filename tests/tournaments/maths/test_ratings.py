@@ -25,7 +25,7 @@ tables = st.integers(min_value=2, max_value=8).flatmap(
 
 @settings(max_examples=150, deadline=None)
 @given(table=tables, draw=st.sampled_from([0.0, 0.01, 0.14]))
-def test_rate_equals_the_package_on_random_tables_with_ties(table, draw):
+def test_rate_equals_the_package_on_random_tables_with_ties(table, draw) -> None:
     before, ranks = table
     params = RatingParams(draw_probability=draw)
     env = package_env(params)
@@ -43,7 +43,7 @@ def test_rate_equals_the_package_on_random_tables_with_ties(table, draw):
         assert sigma == pytest.approx(want.sigma, rel=1e-9, abs=1e-9)
 
 
-def test_bad_parameters_and_tables_are_refused_with_a_clear_error():
+def test_bad_parameters_and_tables_are_refused_with_a_clear_error() -> None:
     with pytest.raises(ValueError, match="draw_probability"):
         RatingParams(draw_probability=1.0)
     with pytest.raises(ValueError, match="unknown rating parameter 'gamma'"):
@@ -52,7 +52,7 @@ def test_bad_parameters_and_tables_are_refused_with_a_clear_error():
         rate(RatingParams(), [(25, 8)], [1])
 
 
-def test_conservative_rating_and_match_quality():
+def test_conservative_rating_and_match_quality() -> None:
     assert conservative(25, 25 / 3) == pytest.approx(0)
     even = quality(RatingParams(), [(25, 1), (25, 1), (25, 1)])
     uneven = quality(RatingParams(), [(40, 1), (25, 1), (10, 1)])

@@ -14,8 +14,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 
+from tests.support.pages import signed_in
 from tests.support.users import client_for, make_user
-from tests.tournaments.dashboard.test_authors import signed_in
 from tournaments.models import Bot, BotHealthCheck, BotStatus
 from tournaments.services.bots import bot_complete_check, bot_verify_request, bots_check_health
 from tournaments.services.checks import checks_send_all_waiting
@@ -38,7 +38,7 @@ def sent(check: BotHealthCheck) -> bool:
 
 def test_an_owners_checks_past_its_places_wait_and_are_sent_oldest_first_as_others_complete(
     ok_bots, owner, other_user, settings, django_capture_on_commit_callbacks
-):
+) -> None:
     settings.CHECKS_IN_FLIGHT_PER_OWNER = 2
     flood = ok_bots(owner, 4)
     (other,) = ok_bots(other_user, 1)
@@ -63,7 +63,7 @@ def test_an_owners_checks_past_its_places_wait_and_are_sent_oldest_first_as_othe
 
 def test_a_sent_check_not_completed_in_time_frees_its_place_and_the_sweep_sends_it_again(
     ok_bots, owner, settings, django_capture_on_commit_callbacks
-):
+) -> None:
     settings.CHECKS_IN_FLIGHT_PER_OWNER = 1
     settings.BOT_VERIFY_RESEND_S = 5
     first, second = (bot_verify_request(bot=bot) for bot in ok_bots(owner, 2))
@@ -80,7 +80,7 @@ def test_a_sent_check_not_completed_in_time_frees_its_place_and_the_sweep_sends_
 
 def test_an_owner_asking_for_more_checks_than_its_hourly_allowance_is_answered_429(
     ok_bots, owner, settings, scripted_bot_server
-):
+) -> None:
     settings.CHECK_REQUESTS_PER_HOUR = 2
     bots = ok_bots(owner, 3)
     client = client_for(owner)
@@ -166,7 +166,7 @@ def counting_bots() -> Iterator[CountingBots]:
 
 def test_the_health_check_calls_at_most_a_few_of_one_owners_bots_at_once(
     make_bot, owner, other_user, counting_bots, settings, loopback_allowed
-):
+) -> None:
     settings.CHECKS_IN_FLIGHT_PER_OWNER = 2
     for n in range(6):
         make_bot(owner, endpoint_url=f"{counting_bots.base}/a/{n}", status=BotStatus.ACTIVE)

@@ -7,7 +7,7 @@ import pytest
 
 from config.celery_app import route_task
 from tests.support.collusion import Planted, store_season
-from tests.tournaments.dashboard.world import play_and_record, queue_match
+from tests.support.world import play_and_record, queue_match
 from tournaments.dispatch import Task
 from tournaments.models import (
     Bot,
@@ -32,7 +32,9 @@ def bots(make_bot, owner):
     return [make_bot(owner, status="active") for _ in range(8)]
 
 
-def test_a_planted_pair_in_stored_matches_is_flagged_with_its_evidence(bots, oh_hell, settings):
+def test_a_planted_pair_in_stored_matches_is_flagged_with_its_evidence(
+    bots, oh_hell, settings
+) -> None:
     settings.COLLUSION_MIN_TABLES = 20
     settings.COLLUSION_FALSE_DISCOVERY_RATE = 0.01
     store_season(oh_hell, bots, tables=700, seed=4, planted=Planted(beneficiary=5, partner=1))
@@ -51,7 +53,7 @@ def test_a_planted_pair_in_stored_matches_is_flagged_with_its_evidence(bots, oh_
     assert flag.lift > 0 and flag.drop > 0 and flag.z > 3
 
 
-def test_honest_stored_matches_flag_nothing(bots, oh_hell, settings):
+def test_honest_stored_matches_flag_nothing(bots, oh_hell, settings) -> None:
     settings.COLLUSION_MIN_TABLES = 20
     settings.COLLUSION_FALSE_DISCOVERY_RATE = 0.01
     store_season(oh_hell, bots, tables=700, seed=4, planted=None)
@@ -63,7 +65,7 @@ def test_honest_stored_matches_flag_nothing(bots, oh_hell, settings):
 
 def test_a_scan_is_kept_while_nothing_changed_and_replaced_whole_when_it_did(
     bots, oh_hell, settings
-):
+) -> None:
     settings.COLLUSION_MIN_TABLES = 20
     store_season(oh_hell, bots, tables=700, seed=4, planted=Planted(beneficiary=5, partner=1))
     assert collusion_scan_all() == {"scanned": 1, "current": 0}
@@ -84,13 +86,13 @@ def test_a_scan_is_kept_while_nothing_changed_and_replaced_whole_when_it_did(
     assert CollusionScan.objects.get(variant=oh_hell).matches == 100
 
 
-def test_a_variant_without_rated_matches_gets_no_scan(bots, oh_hell):
+def test_a_variant_without_rated_matches_gets_no_scan(bots, oh_hell) -> None:
     assert not collusion_scan(variant_id=oh_hell.pk)
     assert collusion_scan_all() == {"scanned": 0, "current": 0}
     assert not CollusionScan.objects.exists()
 
 
-def test_the_scan_runs_on_the_bulk_queue_on_a_schedule(settings):
+def test_the_scan_runs_on_the_bulk_queue_on_a_schedule(settings) -> None:
     route = route_task(Task.SCAN_COLLUSION.value, (), {}, {})
     assert route == {"queue": f"{settings.CELERY_TASK_DEFAULT_QUEUE}.bulk"}
     entry = settings.CELERY_BEAT_SCHEDULE["scan-collusion"]
@@ -131,7 +133,7 @@ def _uncounted(variant: Variant, bots: list[Bot], tables: int) -> None:
     assert marked.count() == 2 * tables
 
 
-def test_only_matches_that_changed_the_ratings_enter_the_scan(bots, oh_hell, settings):
+def test_only_matches_that_changed_the_ratings_enter_the_scan(bots, oh_hell, settings) -> None:
     settings.COLLUSION_MIN_TABLES = 20
     settings.COLLUSION_MAX_MATCHES = 100
     store_season(oh_hell, bots, tables=300, seed=4, planted=Planted(beneficiary=5, partner=1))
@@ -146,7 +148,7 @@ def test_only_matches_that_changed_the_ratings_enter_the_scan(bots, oh_hell, set
 
 def test_a_variant_with_only_scrimmages_and_unrated_tournaments_gets_no_scan(
     bots, short_variant, settings
-):
+) -> None:
     settings.COLLUSION_MIN_TABLES = 1
     _uncounted(short_variant, bots, tables=3)
     assert not collusion_scan(variant_id=short_variant.pk)

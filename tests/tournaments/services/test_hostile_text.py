@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.arena.hostile_bots import hostile_bots
+from tests.support.hostile_bots import hostile_bots
 from tournaments.models import MatchSeat, MatchStatus, SeatFault
 from tournaments.services.bots import bot_verify
 from tournaments.services.matches import match_create
@@ -28,7 +28,7 @@ def _safe(text: str) -> bool:
 @pytest.mark.parametrize(("behaviour", "kind"), HOSTILE)
 def test_a_match_with_a_bot_sending_hostile_bytes_is_finished_with_its_faults(
     playing_bots, short_variant, make_bot, owner, hostile_bots, behaviour, kind
-):
+) -> None:
     good = playing_bots(3)
     hostile = make_bot(owner, endpoint_url=hostile_bots[behaviour], status="active")
     match = match_create(
@@ -49,7 +49,7 @@ def test_a_match_with_a_bot_sending_hostile_bytes_is_finished_with_its_faults(
 @pytest.mark.parametrize(("behaviour", "kind"), HOSTILE)
 def test_a_health_check_of_a_bot_sending_hostile_bytes_is_stored(
     make_bot, owner, loopback_allowed, hostile_bots, settings, behaviour, kind
-):
+) -> None:
     settings.BOT_HELLO_TIMEOUT_MS = 500
     settings.HEALTH_FAILURES_TO_DISABLE = 1
     bot = make_bot(owner, endpoint_url=hostile_bots[behaviour], status="active")

@@ -90,7 +90,7 @@ def busy_ladder(oh_hell, make_bot, settings) -> tuple[Ladder, list[Bot]]:
 
 
 @pytest.mark.django_db
-def test_a_top_up_reads_the_same_rows_with_a_long_history(busy_ladder):
+def test_a_top_up_reads_the_same_rows_with_a_long_history(busy_ladder) -> None:
     ladder, bots = busy_ladder
     store_history(ladder, bots, 50, days_ago=0)  # the last day's tables, which count
     small = top_up_reads()
@@ -102,7 +102,7 @@ def test_a_top_up_reads_the_same_rows_with_a_long_history(busy_ladder):
 
 
 @pytest.mark.django_db
-def test_a_top_up_reads_the_same_rows_however_many_tables_the_day_has(busy_ladder):
+def test_a_top_up_reads_the_same_rows_however_many_tables_the_day_has(busy_ladder) -> None:
     ladder, bots = busy_ladder
     store_history(ladder, bots, 50, days_ago=0)
     shares_rebuild(ladder, now=timezone.now())  # the ladder's first top-up counts them
@@ -133,7 +133,7 @@ def slate_reads(ladder: Ladder, size: int) -> int:
 @pytest.mark.django_db
 def test_a_slate_reads_about_as_many_shares_and_bots_as_it_holds_however_large_the_field(
     busy_ladder, make_bot
-):
+) -> None:
     ladder, _ = busy_ladder
     ladders_top_up()  # counts the shares; 4 of the 8 bots are now at a table
     small = slate_reads(ladder, 4)

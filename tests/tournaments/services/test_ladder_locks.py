@@ -15,7 +15,7 @@ import psycopg
 import pytest
 from django.db import connection, transaction
 
-from tests.tournaments.workers import database_url
+from tests.support.workers import database_url
 from tournaments.models import Variant
 from tournaments.services.ladders import lock_running_ladders
 
@@ -28,7 +28,7 @@ pytestmark = [
 WITHIN_S = 30
 
 
-def test_a_rating_write_commits_while_a_top_up_holds_the_ladders(ladder):
+def test_a_rating_write_commits_while_a_top_up_holds_the_ladders(ladder) -> None:
     held, release = threading.Event(), threading.Event()
     errors: list[Exception] = []
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from django.utils import timezone
 
+from tests.support.rating_world import assert_live_equals_recompute
 from tests.support.trueskill_package import package_env
-from tests.tournaments.services.rating_world import assert_live_equals_recompute
 from tournaments.maths.ratings import ROUND_TABLES, RatingParams
 from tournaments.models import Ladder, Match, MatchSeat, MatchStatus, Rating, RatingHistory
 from tournaments.selectors.rated_matches import latest_finishes
@@ -39,14 +39,14 @@ def record(match: Match, scores: list[int], disqualified: int | None = None) -> 
     )
 
 
-def test_the_ladder_rates_its_tables_in_rounds_by_default(ladder):
+def test_the_ladder_rates_its_tables_in_rounds_by_default(ladder) -> None:
     assert ladder.round_tables == ROUND_TABLES > 1
     assert not ladder.duplicate
 
 
 def test_tables_started_one_after_another_join_a_round_until_it_is_full(
     ladder, ladder_bots, settings
-):
+) -> None:
     settings.LADDER_MATCHES_IN_FLIGHT = 5
     ladder.round_tables = 2
     ladder.save(update_fields=["round_tables"])
@@ -67,7 +67,9 @@ def test_tables_started_one_after_another_join_a_round_until_it_is_full(
     assert newest is not None and newest.table_round == last
 
 
-def test_a_round_takes_no_table_once_one_of_its_tables_has_ended(ladder, ladder_bots, settings):
+def test_a_round_takes_no_table_once_one_of_its_tables_has_ended(
+    ladder, ladder_bots, settings
+) -> None:
     settings.LADDER_MATCHES_IN_FLIGHT = 1
     ladder_bots(8)
     ladders_top_up()
@@ -78,7 +80,9 @@ def test_a_round_takes_no_table_once_one_of_its_tables_has_ended(ladder, ladder_
     assert second.table_round not in {"", first.table_round}
 
 
-def test_no_owner_or_address_sits_at_two_tables_of_one_round(ladder, ladder_bots, owner, settings):
+def test_no_owner_or_address_sits_at_two_tables_of_one_round(
+    ladder, ladder_bots, owner, settings
+) -> None:
     settings.LADDER_MATCHES_IN_FLIGHT = 4
     settings.LADDER_MAX_BOTS_PER_OWNER = 4
     settings.LADDER_MAX_TABLES_PER_OWNER = 4
@@ -96,7 +100,7 @@ def test_no_owner_or_address_sits_at_two_tables_of_one_round(ladder, ladder_bots
     assert len(rounds(ladder)) >= len(mine & playing) >= 2  # each of the owner's in its own
 
 
-def test_a_ladder_that_rates_tables_alone_makes_no_rounds(ladder, ladder_bots, settings):
+def test_a_ladder_that_rates_tables_alone_makes_no_rounds(ladder, ladder_bots, settings) -> None:
     settings.LADDER_MATCHES_IN_FLIGHT = 3
     ladder.round_tables = 1
     ladder.save(update_fields=["round_tables"])
@@ -123,7 +127,7 @@ def _expected(tables: list[tuple[list[int], list[int]]], params: RatingParams) -
 
 def test_a_round_is_rated_as_one_update_once_its_last_table_has_ended(
     ladder, ladder_bots, settings
-):
+) -> None:
     settings.LADDER_MATCHES_IN_FLIGHT = 3
     ladder_bots(12)
     assert ladders_top_up() == 3
@@ -163,7 +167,7 @@ def test_a_round_is_rated_as_one_update_once_its_last_table_has_ended(
 
 def test_a_round_ranks_a_disqualified_bot_last_and_leaves_a_refusing_one_out(
     ladder, ladder_bots, settings
-):
+) -> None:
     settings.LADDER_MATCHES_IN_FLIGHT = 2
     ladder_bots(8)
     ladders_top_up()
@@ -180,7 +184,9 @@ def test_a_round_ranks_a_disqualified_bot_last_and_leaves_a_refusing_one_out(
     assert_live_equals_recompute()
 
 
-def test_a_round_waiting_for_its_last_table_holds_up_no_other_match(ladder, ladder_bots, settings):
+def test_a_round_waiting_for_its_last_table_holds_up_no_other_match(
+    ladder, ladder_bots, settings
+) -> None:
     settings.LADDER_MATCHES_IN_FLIGHT = 3
     ladder.round_tables = 2
     ladder.save(update_fields=["round_tables"])

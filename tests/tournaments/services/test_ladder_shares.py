@@ -62,7 +62,7 @@ def finish_some(ladder: Ladder, n: int) -> None:
 
 def test_kept_shares_equal_a_fresh_count_through_tables_cancels_and_time(
     ladder, ladder_bots, settings
-):
+) -> None:
     settings.LADDER_MATCHES_IN_FLIGHT = 3
     bots = ladder_bots(14)
     for hours in (0, 20, 20, 10):
@@ -102,7 +102,9 @@ def expected_weight(ladder: Ladder, bot_id: int) -> float:
     return weight_of(sigma, is_provisional(matches), MatchmakingParams())
 
 
-def test_share_weights_follow_every_rating_write_and_a_recompute(ladder, ladder_bots, settings):
+def test_share_weights_follow_every_rating_write_and_a_recompute(
+    ladder, ladder_bots, settings
+) -> None:
     settings.LADDER_MATCHES_IN_FLIGHT = 2
     ladder_bots(8)
     ladders_top_up()
@@ -130,7 +132,7 @@ def test_share_weights_follow_every_rating_write_and_a_recompute(ladder, ladder_
 
 def test_a_bot_opted_in_after_the_shares_were_counted_is_on_the_next_slate(
     ladder, ladder_bots, settings
-):
+) -> None:
     settings.LADDER_MATCHES_IN_FLIGHT = 1
     ladder_bots(4)
     ladders_top_up()  # counts the shares
@@ -142,7 +144,7 @@ def test_a_bot_opted_in_after_the_shares_were_counted_is_on_the_next_slate(
 
 def test_a_bot_opted_in_by_another_path_gets_its_share_within_a_step_of_the_window(
     ladder, ladder_bots, settings
-):
+) -> None:
     settings.LADDER_MATCHES_IN_FLIGHT = 1
     ladder_bots(4)
     ladders_top_up()
@@ -168,7 +170,7 @@ def move_window_a_step(ladder: Ladder) -> None:
 
 def test_the_window_parks_the_shares_of_bots_that_cannot_play_until_they_can_again(
     ladder, ladder_bots, settings, loopback_allowed, django_capture_on_commit_callbacks
-):
+) -> None:
     settings.LADDER_MATCHES_IN_FLIGHT = 1
     settings.LADDER_SLATE_BOTS = 1
     bots = ladder_bots(8, endpoint_url="http://127.0.0.1:9/play")

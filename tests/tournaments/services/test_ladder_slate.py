@@ -102,7 +102,7 @@ def field(ladder, ladder_bots, settings, short_variant):
     return plays, others
 
 
-def test_the_slate_holds_exactly_the_bots_the_ladders_may_seat_now(ladder, field):
+def test_the_slate_holds_exactly_the_bots_the_ladders_may_seat_now(ladder, field) -> None:
     plays, others = field
     slate = ladder_slate(ladder=ladder, size=1000)
     assert {bot.id for bot in slate} == {bot.pk for bot in plays}
@@ -111,7 +111,9 @@ def test_the_slate_holds_exactly_the_bots_the_ladders_may_seat_now(ladder, field
     assert not {bot.id for bot in slate} & {bot.pk for bot in others}
 
 
-def test_the_slate_comes_furthest_behind_its_share_first_as_the_matchmaker_counts(ladder, field):
+def test_the_slate_comes_furthest_behind_its_share_first_as_the_matchmaker_counts(
+    ladder, field
+) -> None:
     plays, _ = field
     slate = ladder_slate(ladder=ladder, size=1000)
     by_id = {bot.pk: bot for bot in plays}
@@ -127,7 +129,7 @@ def test_the_slate_comes_furthest_behind_its_share_first_as_the_matchmaker_count
 
 def test_a_top_up_on_a_field_larger_than_its_slate_seats_those_owed_most(
     ladder, ladder_bots, settings
-):
+) -> None:
     settings.LADDER_SLATE_BOTS = 16
     settings.LADDER_MATCHES_IN_FLIGHT = 1
     bots = ladder_bots(40)

@@ -58,7 +58,7 @@ def finish(matches) -> None:
     )
 
 
-def test_the_oh_hell_ladder_runs_by_default_with_independent_deals(oh_hell):
+def test_the_oh_hell_ladder_runs_by_default_with_independent_deals(oh_hell) -> None:
     ladder = ladder_ensure_default()
     assert ladder is not None
     assert ladder.variant == oh_hell and ladder.status == LadderStatus.RUNNING
@@ -69,7 +69,7 @@ def test_the_oh_hell_ladder_runs_by_default_with_independent_deals(oh_hell):
 
 def test_only_active_opted_in_bots_are_seated_each_at_one_open_table(
     ladder, ladder_bots, make_bot, owner, settings
-):
+) -> None:
     settings.LADDER_MATCHES_IN_FLIGHT = 3
     playing = ladder_bots(13)
     not_opted = ladder_bots(3, ladder_opt_in=False)
@@ -81,7 +81,7 @@ def test_only_active_opted_in_bots_are_seated_each_at_one_open_table(
     assert len(seated) == len(set(seated)) == 12
 
 
-def test_every_table_is_one_match_with_a_deal_of_its_own(ladder, ladder_bots, settings):
+def test_every_table_is_one_match_with_a_deal_of_its_own(ladder, ladder_bots, settings) -> None:
     settings.LADDER_MATCHES_IN_FLIGHT = 3
     ladder_bots(12)
     ladders_top_up()
@@ -92,7 +92,7 @@ def test_every_table_is_one_match_with_a_deal_of_its_own(ladder, ladder_bots, se
 
 def test_a_duplicate_group_is_every_seat_rotation_of_one_deal(
     duplicate_ladder, ladder_bots, settings
-):
+) -> None:
     settings.LADDER_MATCHES_IN_FLIGHT = 1
     ladder_bots(4)
     ladders_top_up()
@@ -103,7 +103,9 @@ def test_a_duplicate_group_is_every_seat_rotation_of_one_deal(
         assert len({seating[seat] for seating in seatings}) == 4  # each bot held each seat once
 
 
-def test_a_later_rotation_waits_for_the_earlier_one(duplicate_ladder, ladder_bots, settings):
+def test_a_later_rotation_waits_for_the_earlier_one(
+    duplicate_ladder, ladder_bots, settings
+) -> None:
     settings.LADDER_MATCHES_IN_FLIGHT = 1
     ladder_bots(4)
     ladders_top_up()
@@ -115,7 +117,7 @@ def test_a_later_rotation_waits_for_the_earlier_one(duplicate_ladder, ladder_bot
     assert match_claim(match_id=second.pk, token="t2")
 
 
-def test_the_ladder_keeps_its_tables_in_flight_and_no_more(ladder, ladder_bots, settings):
+def test_the_ladder_keeps_its_tables_in_flight_and_no_more(ladder, ladder_bots, settings) -> None:
     settings.LADDER_MATCHES_IN_FLIGHT = 2
     ladder_bots(12)
     assert ladders_top_up() == 2
@@ -125,7 +127,7 @@ def test_the_ladder_keeps_its_tables_in_flight_and_no_more(ladder, ladder_bots, 
     assert Match.objects.filter(ladder=ladder).count() == 3
 
 
-def test_a_duplicate_group_in_flight_is_one_table(duplicate_ladder, ladder_bots, settings):
+def test_a_duplicate_group_in_flight_is_one_table(duplicate_ladder, ladder_bots, settings) -> None:
     settings.LADDER_MATCHES_IN_FLIGHT = 2
     ladder_bots(12)
     ladders_top_up()
@@ -136,7 +138,9 @@ def test_a_duplicate_group_in_flight_is_one_table(duplicate_ladder, ladder_bots,
     assert len(groups(duplicate_ladder)) == 3
 
 
-def test_a_ladder_switched_on_deals_independently_unless_asked(ladder, ladder_bots, settings):
+def test_a_ladder_switched_on_deals_independently_unless_asked(
+    ladder, ladder_bots, settings
+) -> None:
     from tournaments.models import Variant
 
     settings.LADDER_MATCHES_IN_FLIGHT = 2
@@ -150,12 +154,14 @@ def test_a_ladder_switched_on_deals_independently_unless_asked(ladder, ladder_bo
     assert sorted(set(MatchSeat.objects.values_list("seat", flat=True))) == [0, 1, 2]
 
 
-def test_too_few_bots_make_no_table(ladder, ladder_bots):
+def test_too_few_bots_make_no_table(ladder, ladder_bots) -> None:
     ladder_bots(3)
     assert ladders_top_up() == 0 and not Match.objects.exists()
 
 
-def test_a_paused_ladder_makes_no_tables_and_its_matches_wait(ladder, ladder_bots, settings):
+def test_a_paused_ladder_makes_no_tables_and_its_matches_wait(
+    ladder, ladder_bots, settings
+) -> None:
     settings.LADDER_MATCHES_IN_FLIGHT = 1
     ladder_bots(4)
     ladders_top_up()
@@ -172,7 +178,7 @@ def test_a_paused_ladder_makes_no_tables_and_its_matches_wait(ladder, ladder_bot
         ladder_resume(ladder=ladder)
 
 
-def test_a_disabled_bot_leaves_until_it_is_active_again(ladder, ladder_bots, settings):
+def test_a_disabled_bot_leaves_until_it_is_active_again(ladder, ladder_bots, settings) -> None:
     settings.LADDER_MATCHES_IN_FLIGHT = 1
     bots = ladder_bots(4)
     ladders_top_up()
@@ -185,7 +191,7 @@ def test_a_disabled_bot_leaves_until_it_is_active_again(ladder, ladder_bots, set
     assert ladders_top_up() == 1
 
 
-def test_opting_out_leaves_the_ladder(ladder, ladder_bots, settings):
+def test_opting_out_leaves_the_ladder(ladder, ladder_bots, settings) -> None:
     settings.LADDER_MATCHES_IN_FLIGHT = 1
     bots = ladder_bots(4)
     bot_set_ladder_opt_in(bot=bots[1], enabled=False)
@@ -194,7 +200,7 @@ def test_opting_out_leaves_the_ladder(ladder, ladder_bots, settings):
     assert ladders_top_up() == 1
 
 
-def test_uncertain_and_behind_bots_are_seated_first(ladder, ladder_bots, settings):
+def test_uncertain_and_behind_bots_are_seated_first(ladder, ladder_bots, settings) -> None:
     settings.LADDER_MATCHES_IN_FLIGHT = 1
     settled = ladder_bots(8)
     newcomer = ladder_bots(1)[0]
@@ -204,7 +210,7 @@ def test_uncertain_and_behind_bots_are_seated_first(ladder, ladder_bots, setting
     assert newcomer.pk in open_seats()
 
 
-def test_a_second_ladder_or_an_unseatable_table_is_refused(ladder):
+def test_a_second_ladder_or_an_unseatable_table_is_refused(ladder) -> None:
     from tournaments.models import Variant
 
     with pytest.raises(ConflictError):
@@ -216,7 +222,7 @@ def test_a_second_ladder_or_an_unseatable_table_is_refused(ladder):
 
 def test_a_ladder_group_is_rated_as_one_once_every_rotation_has_ended(
     duplicate_ladder, ladder_bots, settings
-):
+) -> None:
     from tournaments.models import RatingHistory, Replay
     from tournaments.services.ratings import ratings_apply_pending
 
@@ -245,7 +251,7 @@ def test_a_ladder_group_is_rated_as_one_once_every_rotation_has_ended(
 
 def test_in_process_tasks_never_chain_ladder_top_ups(
     ladder, ladder_bots, django_capture_on_commit_callbacks
-):
+) -> None:
     from django.test import override_settings
 
     ladder_bots(3)
@@ -292,7 +298,7 @@ def play_tables(ladder: Ladder, count: int) -> list[set[int]]:
     return tables
 
 
-def test_four_bots_of_one_owner_never_share_a_table(ladder, ladder_bots, owner, settings):
+def test_four_bots_of_one_owner_never_share_a_table(ladder, ladder_bots, owner, settings) -> None:
     settings.LADDER_MATCHES_IN_FLIGHT = 2
     settings.LADDER_MAX_BOTS_PER_OWNER = 4
     mine = {bot.pk for bot in ladder_bots(4, owner=owner)}
@@ -304,7 +310,7 @@ def test_four_bots_of_one_owner_never_share_a_table(ladder, ladder_bots, owner, 
 
 def test_the_ladder_waits_while_only_bots_of_one_owner_are_free(
     ladder, ladder_bots, owner, settings
-):
+) -> None:
     settings.LADDER_MATCHES_IN_FLIGHT = 2
     settings.LADDER_MAX_BOTS_PER_OWNER = 4
     ladder_bots(4, owner=owner)
@@ -317,7 +323,7 @@ def test_the_ladder_waits_while_only_bots_of_one_owner_are_free(
 
 def test_bots_behind_one_address_are_one_team_unless_it_is_a_shared_host(
     ladder, ladder_bots, settings, staff
-):
+) -> None:
     settings.LADDER_MATCHES_IN_FLIGHT = 2
     course = ["192.0.2.10"]
     together = {bot.pk for bot in ladder_bots(4, endpoint_addresses=course)}
@@ -327,7 +333,9 @@ def test_bots_behind_one_address_are_one_team_unless_it_is_a_shared_host(
     assert tables_of(ladder) == [together]
 
 
-def test_bots_behind_one_address_never_sit_together_over_many_tables(ladder, ladder_bots, settings):
+def test_bots_behind_one_address_never_sit_together_over_many_tables(
+    ladder, ladder_bots, settings
+) -> None:
     settings.LADDER_MATCHES_IN_FLIGHT = 2
     farm = {bot.pk for bot in ladder_bots(3, endpoint_addresses=["198.51.100.7", "2001:db8::1"])}
     # Another address of the same IPv6 /64 is the same host.
@@ -338,7 +346,7 @@ def test_bots_behind_one_address_never_sit_together_over_many_tables(ladder, lad
     assert max(len(table & farm) for table in tables) == 1
 
 
-def test_an_owner_may_opt_in_only_so_many_bots(ladder, ladder_bots, owner, settings):
+def test_an_owner_may_opt_in_only_so_many_bots(ladder, ladder_bots, owner, settings) -> None:
     settings.LADDER_MAX_BOTS_PER_OWNER = 3
     first, second, third, fourth = ladder_bots(4, owner=owner, ladder_opt_in=False)
     for bot in (first, second, third):
@@ -354,7 +362,7 @@ def test_an_owner_may_opt_in_only_so_many_bots(ladder, ladder_bots, owner, setti
 
 def test_only_an_owners_oldest_opted_in_bots_play_beyond_the_cap(
     ladder, ladder_bots, owner, settings
-):
+) -> None:
     settings.LADDER_MATCHES_IN_FLIGHT = 10
     settings.LADDER_MAX_BOTS_PER_OWNER = 2
     settings.LADDER_MAX_TABLES_PER_OWNER = 10
@@ -366,7 +374,7 @@ def test_only_an_owners_oldest_opted_in_bots_play_beyond_the_cap(
 
 def test_an_owners_bots_sit_at_no_more_than_their_share_of_tables(
     ladder, ladder_bots, owner, settings
-):
+) -> None:
     settings.LADDER_MATCHES_IN_FLIGHT = 4
     settings.LADDER_MAX_TABLES_PER_OWNER = 2
     mine = {bot.pk for bot in ladder_bots(3, owner=owner)}

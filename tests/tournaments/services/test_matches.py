@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from engine import verify_replay
 from engine.seeds import seed_matches, seed_sha256
-from tests.tournaments.starting import play_one_match_cup
+from tests.support.starting import play_one_match_cup
 from tournaments.leases import claim_token
 from tournaments.models import (
     Match,
@@ -47,7 +47,7 @@ def queued(playing_bots, short_variant):
     )
 
 
-def test_a_queued_match_is_played_and_recorded_with_its_replay(queued):
+def test_a_queued_match_is_played_and_recorded_with_its_replay(queued) -> None:
     assert match_run(match_id=queued.pk) == "recorded"
     queued.refresh_from_db()
     assert queued.status == MatchStatus.FINISHED and queued.attempts == 1
@@ -60,14 +60,14 @@ def test_a_queued_match_is_played_and_recorded_with_its_replay(queued):
     assert not SeatFault.objects.exists()
 
 
-def test_a_match_is_claimed_by_one_attempt_only(queued):
+def test_a_match_is_claimed_by_one_attempt_only(queued) -> None:
     first, second = claim_token(), claim_token()
     assert match_claim(match_id=queued.pk, token=first)
     assert not match_claim(match_id=queued.pk, token=second)
     assert match_run(match_id=queued.pk) == "not-claimable"
 
 
-def test_a_second_delivery_of_a_recorded_match_changes_nothing(queued):
+def test_a_second_delivery_of_a_recorded_match_changes_nothing(queued) -> None:
     match_run(match_id=queued.pk)
     before = list(MatchSeat.objects.filter(match=queued).values_list("score", flat=True))
     assert match_run(match_id=queued.pk) == "not-claimable"
@@ -75,7 +75,7 @@ def test_a_second_delivery_of_a_recorded_match_changes_nothing(queued):
     assert list(MatchSeat.objects.filter(match=queued).values_list("score", flat=True)) == before
 
 
-def test_writing_again_after_a_committed_write_changes_nothing(queued):
+def test_writing_again_after_a_committed_write_changes_nothing(queued) -> None:
     # A try after a commit whose answer was lost with the connection finds the outcome stored.
     token = claim_token()
     assert match_claim(match_id=queued.pk, token=token)
@@ -110,7 +110,7 @@ def rotation(playing_bots, short_variant):
     )
 
 
-def test_a_match_given_back_is_dealt_anew_and_its_voided_deal_shown(queued):
+def test_a_match_given_back_is_dealt_anew_and_its_voided_deal_shown(queued) -> None:
     dealt, published = [queued.seed], []
     for reason in (VoidReason.PLATFORM_ERROR, VoidReason.WORKER_LOST):
         published.append(seed_sha256(queued.seed))
@@ -135,7 +135,7 @@ def test_a_match_given_back_is_dealt_anew_and_its_voided_deal_shown(queued):
     assert Replay.objects.get(match=queued).data["seed"] == queued.seed == dealt[2]
 
 
-def test_a_failed_match_is_dealt_anew_for_a_retry_by_staff(queued):
+def test_a_failed_match_is_dealt_anew_for_a_retry_by_staff(queued) -> None:
     Match.objects.filter(pk=queued.pk).update(max_attempts=1)
     token = claim_token()
     assert match_claim(match_id=queued.pk, token=token)
@@ -151,7 +151,7 @@ def test_a_failed_match_is_dealt_anew_for_a_retry_by_staff(queued):
 
 
 @pytest.mark.parametrize("kind", ["queued", "rotation"])
-def test_a_late_outcome_of_a_swept_attempt_is_recorded_once(kind, request):
+def test_a_late_outcome_of_a_swept_attempt_is_recorded_once(kind, request) -> None:
     match = request.getfixturevalue(kind)
     token = claim_token()
     assert match_claim(match_id=match.pk, token=token)
@@ -170,7 +170,7 @@ def test_a_late_outcome_of_a_swept_attempt_is_recorded_once(kind, request):
 
 
 @pytest.mark.parametrize("kind", ["queued", "rotation"])
-def test_the_first_of_two_outcomes_is_kept_and_the_second_changes_nothing(kind, request):
+def test_the_first_of_two_outcomes_is_kept_and_the_second_changes_nothing(kind, request) -> None:
     match = request.getfixturevalue(kind)
     first = claim_token()
     assert match_claim(match_id=match.pk, token=first)
@@ -188,7 +188,9 @@ def test_the_first_of_two_outcomes_is_kept_and_the_second_changes_nothing(kind, 
     assert Replay.objects.filter(match=match).count() == 1
 
 
-def test_an_attempt_that_lost_its_claim_beats_on_for_nobody_until_its_match_has_ended(queued):
+def test_an_attempt_that_lost_its_claim_beats_on_for_nobody_until_its_match_has_ended(
+    queued,
+) -> None:
     first = claim_token()
     assert match_claim(match_id=queued.pk, token=first)
     _swept(queued)
@@ -217,7 +219,7 @@ def test_an_attempt_that_lost_its_claim_beats_on_for_nobody_until_its_match_has_
 
 def test_a_running_match_plays_on_when_its_tournament_is_cancelled_and_counts(
     organiser, playing_bots, short_variant
-):
+) -> None:
     attempt = play_one_match_cup(
         organiser=organiser, bots=playing_bots(4), variant=short_variant, name="cancelled cup"
     )
@@ -238,7 +240,7 @@ def test_a_running_match_plays_on_when_its_tournament_is_cancelled_and_counts(
     assert tournament.status == TournamentStatus.CANCELLED
 
 
-def test_a_running_match_ended_by_staff_can_no_longer_record(queued):
+def test_a_running_match_ended_by_staff_can_no_longer_record(queued) -> None:
     token = claim_token()
     assert match_claim(match_id=queued.pk, token=token)
     played = PlayedMatch.from_outcome(queued.pk, match_play(match_id=queued.pk))
@@ -251,7 +253,7 @@ def test_a_running_match_ended_by_staff_can_no_longer_record(queued):
     assert not Replay.objects.filter(match=queued).exists()
 
 
-def test_a_late_outcome_of_a_voided_deal_counts_and_supersedes_the_new_deal(queued):
+def test_a_late_outcome_of_a_voided_deal_counts_and_supersedes_the_new_deal(queued) -> None:
     published = seed_sha256(queued.seed)
     first = claim_token()
     assert match_claim(match_id=queued.pk, token=first)
@@ -283,7 +285,7 @@ def test_a_late_outcome_of_a_voided_deal_counts_and_supersedes_the_new_deal(queu
     assert Replay.objects.filter(match=queued).count() == 1
 
 
-def test_an_outcome_of_a_deal_the_match_never_had_is_refused(queued):
+def test_an_outcome_of_a_deal_the_match_never_had_is_refused(queued) -> None:
     token = claim_token()
     assert match_claim(match_id=queued.pk, token=token)
     played = PlayedMatch.from_outcome(queued.pk, match_play(match_id=queued.pk))
@@ -295,7 +297,7 @@ def test_an_outcome_of_a_deal_the_match_never_had_is_refused(queued):
     assert not VoidedDeal.objects.filter(match=queued).exists()
 
 
-def test_a_rotation_of_a_duplicate_group_keeps_its_deal_when_given_back(rotation):
+def test_a_rotation_of_a_duplicate_group_keeps_its_deal_when_given_back(rotation) -> None:
     for give_back in ("fail", "sweep"):
         token = claim_token()
         assert match_claim(match_id=rotation.pk, token=token)
@@ -309,7 +311,7 @@ def test_a_rotation_of_a_duplicate_group_keeps_its_deal_when_given_back(rotation
     assert not VoidedDeal.objects.filter(match=rotation).exists()
 
 
-def test_a_platform_failure_is_retried_then_marked_failed_and_not_blamed_on_bots(queued):
+def test_a_platform_failure_is_retried_then_marked_failed_and_not_blamed_on_bots(queued) -> None:
     for attempt in range(1, queued.max_attempts + 1):
         token = claim_token()
         assert match_claim(match_id=queued.pk, token=token)
@@ -324,7 +326,7 @@ def test_a_platform_failure_is_retried_then_marked_failed_and_not_blamed_on_bots
 
 def test_a_bot_that_breaks_the_protocol_gets_faults_recorded_and_ranks_last(
     playing_bots, short_variant, make_bot, owner, scripted_bot_server
-):
+) -> None:
     good = playing_bots(3)
     broken = make_bot(owner, endpoint_url=f"{scripted_bot_server}/not-json", status="active")
     match = match_create(
@@ -342,7 +344,7 @@ def test_a_bot_that_breaks_the_protocol_gets_faults_recorded_and_ranks_last(
     assert all(s.faults == 0 and not s.disqualified for s in others)
 
 
-def test_a_match_of_a_paused_tournament_is_not_claimed(queued, organiser, short_variant):
+def test_a_match_of_a_paused_tournament_is_not_claimed(queued, organiser, short_variant) -> None:
     tournament = Tournament.objects.create(
         name="paused",
         organiser=organiser,
@@ -354,7 +356,7 @@ def test_a_match_of_a_paused_tournament_is_not_claimed(queued, organiser, short_
     assert not match_claim(match_id=queued.pk, token=claim_token())
 
 
-def test_the_sweeper_requeues_a_silent_match_and_fails_it_when_out_of_attempts(queued):
+def test_the_sweeper_requeues_a_silent_match_and_fails_it_when_out_of_attempts(queued) -> None:
     Match.objects.filter(pk=queued.pk).update(max_attempts=1)
     assert match_claim(match_id=queued.pk, token=claim_token())
     Match.objects.filter(pk=queued.pk).update(heartbeat_at=timezone.now() - timedelta(hours=1))
@@ -369,7 +371,7 @@ def test_the_sweeper_requeues_a_silent_match_and_fails_it_when_out_of_attempts(q
 
 def test_retrying_a_failed_match_of_a_finished_tournament_runs_the_tournament_again(
     queued, organiser, short_variant
-):
+) -> None:
     from tournaments.models import TournamentStatus
     from tournaments.services.matches import match_retry
     from tournaments.services.tournaments import tournament_advance

@@ -31,13 +31,15 @@ def closed_port() -> int:
         return server.getsockname()[1]
 
 
-def test_without_redis_or_a_check_url_there_is_no_check_and_every_fault_is_charged(settings):
+def test_without_redis_or_a_check_url_there_is_no_check_and_every_fault_is_charged(
+    settings,
+) -> None:
     settings.REDIS_URL = ""
     settings.ARENA_NETWORK_CHECK_URL = ""
     assert arena_network_check() is None
 
 
-def test_the_check_connects_to_the_broker_of_redis_url(settings, listening):
+def test_the_check_connects_to_the_broker_of_redis_url(settings, listening) -> None:
     settings.REDIS_URL = f"redis://127.0.0.1:{listening}/0"
     settings.ARENA_NETWORK_CHECK_URL = ""
     check = arena_network_check()
@@ -45,7 +47,9 @@ def test_the_check_connects_to_the_broker_of_redis_url(settings, listening):
     assert asyncio.run(check()) is True
 
 
-def test_the_check_fails_when_the_check_url_does_not_connect(settings, listening, closed_port):
+def test_the_check_fails_when_the_check_url_does_not_connect(
+    settings, listening, closed_port
+) -> None:
     settings.REDIS_URL = f"redis://127.0.0.1:{listening}/0"
     settings.ARENA_NETWORK_CHECK_URL = f"http://127.0.0.1:{closed_port}/health"
     check = arena_network_check()
@@ -54,7 +58,7 @@ def test_the_check_fails_when_the_check_url_does_not_connect(settings, listening
     assert asyncio.run(check()) is False
 
 
-def test_the_check_url_alone_is_checked_on_its_schemes_port(settings):
+def test_the_check_url_alone_is_checked_on_its_schemes_port(settings) -> None:
     settings.REDIS_URL = ""
     settings.ARENA_NETWORK_CHECK_URL = "https://health.example.org/up"
     settings.ARENA_NETWORK_CHECK_TIMEOUT_MS = 250
@@ -63,7 +67,7 @@ def test_the_check_url_alone_is_checked_on_its_schemes_port(settings):
     assert check.targets == (("health.example.org", 443),) and check.timeout_s == 0.25
 
 
-def test_the_match_limits_carry_the_outage_wait_from_the_settings(settings):
+def test_the_match_limits_carry_the_outage_wait_from_the_settings(settings) -> None:
     settings.ARENA_OUTAGE_WAIT_SECONDS = 12.5
     assert bot_limits(500).outage_wait_s == 12.5
 
@@ -82,7 +86,7 @@ def silent_seat_match(playing_bots, short_variant, make_bot, owner, scripted_bot
 
 def test_a_match_charges_a_timeout_while_the_broker_connects(
     settings, silent_seat_match, listening
-):
+) -> None:
     settings.REDIS_URL = f"redis://127.0.0.1:{listening}/0"
     settings.ARENA_NETWORK_CHECK_URL = ""
     outcome = match_play(match_id=silent_seat_match.pk)
@@ -93,7 +97,7 @@ def test_a_match_charges_a_timeout_while_the_broker_connects(
 
 def test_a_match_is_abandoned_not_charged_while_the_check_url_fails(
     settings, silent_seat_match, listening, closed_port
-):
+) -> None:
     settings.REDIS_URL = f"redis://127.0.0.1:{listening}/0"
     settings.ARENA_NETWORK_CHECK_URL = f"http://127.0.0.1:{closed_port}/health"
     settings.ARENA_OUTAGE_WAIT_SECONDS = 1.0

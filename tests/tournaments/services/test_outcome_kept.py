@@ -15,7 +15,7 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
-from tests.tournaments.workers import wait_for
+from tests.support.workers import wait_for
 from tournaments.leases import claim_token
 from tournaments.models import Match, MatchSeat, MatchStatus, Replay, SeatFault, Tournament
 from tournaments.services.matches import match_claim, match_create, match_fail_attempt
@@ -83,7 +83,7 @@ def _scripted_not_json_match(playing_bots, short_variant, make_bot, owner, url: 
 )
 def test_a_fault_sample_the_database_refuses_is_dropped_and_the_match_kept(
     playing_bots, short_variant, make_bot, owner, scripted_bot_server, sqlstate
-):
+) -> None:
     match = _scripted_not_json_match(
         playing_bots, short_variant, make_bot, owner, scripted_bot_server
     )
@@ -111,7 +111,7 @@ def test_a_fault_sample_the_database_refuses_is_dropped_and_the_match_kept(
 
 @postgres_only
 @pytest.mark.django_db
-def test_a_platform_error_carrying_hostile_text_is_stored_as_safe_text(queued_match):
+def test_a_platform_error_carrying_hostile_text_is_stored_as_safe_text(queued_match) -> None:
     token = claim_token()
     assert match_claim(match_id=queued_match.pk, token=token)
     error = "RuntimeError('bot said \x00\x1b[31m\udc80')"
@@ -134,7 +134,7 @@ def queued_match(playing_bots, short_variant) -> Match:
 @pytest.mark.parametrize("duplicate_group", ["", "g1"])
 def test_an_outcome_arriving_after_its_match_failed_finishes_it_and_its_tournament(
     queued_match, organiser, short_variant, duplicate_group
-):
+) -> None:
     tournament = Tournament.objects.create(
         name="given up",
         organiser=organiser,
@@ -177,7 +177,7 @@ def test_an_outcome_arriving_after_its_match_failed_finishes_it_and_its_tourname
 @pytest.mark.django_db
 def test_a_played_match_travels_in_a_task_message_unchanged(
     playing_bots, short_variant, make_bot, owner, scripted_bot_server
-):
+) -> None:
     match = _scripted_not_json_match(
         playing_bots, short_variant, make_bot, owner, scripted_bot_server
     )
@@ -209,7 +209,7 @@ def replay_outage(transactional_db) -> Iterator[None]:
 @pytest.mark.skipif(not settings.REDIS_URL, reason="needs Redis: set REDIS_URL")
 def test_an_outcome_outlasting_the_tries_is_recorded_by_a_worker_once_the_database_is_back(
     replay_outage, playing_bots, short_variant, start_worker, settings
-):
+) -> None:
     settings.MATCH_RECORD_BACKOFF_SECONDS = 0.05
     bots = playing_bots(4)
     match = match_create(
@@ -306,7 +306,7 @@ def replay_refused_until_a_heartbeat(transactional_db) -> Iterator[None]:
 @pytest.mark.django_db(transaction=True)
 def test_the_heartbeat_beats_on_while_the_final_write_is_tried_again(
     replay_refused_until_a_heartbeat, playing_bots, short_variant, settings
-):
+) -> None:
     # Tries over about a minute, far more than a heartbeat's interval.
     settings.MATCH_RECORD_TRIES = 8
     bots = playing_bots(4)

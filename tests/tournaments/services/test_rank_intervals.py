@@ -72,7 +72,7 @@ def _stored(variant) -> list[tuple]:
 
 def test_a_fit_ranks_every_bot_as_a_fit_of_the_rated_finishing_orders_here(
     play, bots, oh_hell, settings
-):
+) -> None:
     settings.RANK_INTERVALS_RESAMPLES = 30
     _season(play, bots, 40)
     a, b, c = bots[:3]
@@ -105,7 +105,9 @@ def test_a_fit_ranks_every_bot_as_a_fit_of_the_rated_finishing_orders_here(
     assert rows[0][0] == bots[0].pk  # the planted best
 
 
-def test_a_bot_with_too_few_matches_has_a_rank_but_no_interval(play, bots, oh_hell, settings):
+def test_a_bot_with_too_few_matches_has_a_rank_but_no_interval(
+    play, bots, oh_hell, settings
+) -> None:
     settings.RANK_INTERVALS_RESAMPLES = 20
     _season(play, bots[:4], 12)
     newcomer = bots[4]
@@ -120,7 +122,7 @@ def test_a_bot_with_too_few_matches_has_a_rank_but_no_interval(play, bots, oh_he
     assert RankInterval.objects.exclude(bot=newcomer).filter(low__isnull=True).count() == 0
 
 
-def test_a_fit_takes_only_the_latest_matches_up_to_the_cap(play, bots, oh_hell, settings):
+def test_a_fit_takes_only_the_latest_matches_up_to_the_cap(play, bots, oh_hell, settings) -> None:
     settings.RANK_INTERVALS_RESAMPLES = 20
     settings.RANK_INTERVALS_MAX_MATCHES = 12
     gone = bots[4]
@@ -135,7 +137,7 @@ def test_a_fit_takes_only_the_latest_matches_up_to_the_cap(play, bots, oh_hell, 
 
 def test_an_unchanged_history_keeps_its_fit_and_a_new_match_replaces_it_whole(
     play, bots, oh_hell, settings
-):
+) -> None:
     settings.RANK_INTERVALS_RESAMPLES = 20
     _season(play, bots, 20)
     assert rank_intervals_fit_all() == {"fitted": 1, "current": 0}
@@ -157,7 +159,7 @@ def test_an_unchanged_history_keeps_its_fit_and_a_new_match_replaces_it_whole(
     assert RankInterval.objects.count() == len(bots)
 
 
-def test_a_variant_without_rated_matches_has_no_fit(oh_hell):
+def test_a_variant_without_rated_matches_has_no_fit(oh_hell) -> None:
     assert rank_intervals_fit(variant_id=oh_hell.pk) is False
     assert rank_intervals_fit_all() == {"fitted": 0, "current": 0}
     assert not RankFit.objects.exists()
@@ -165,7 +167,7 @@ def test_a_variant_without_rated_matches_has_no_fit(oh_hell):
 
 def test_a_finished_recompute_fits_the_ranks_through_dispatch(
     play, bots, oh_hell, settings, django_capture_on_commit_callbacks
-):
+) -> None:
     settings.RANK_INTERVALS_RESAMPLES = 20
     _season(play, bots, 15)
     job = RatingRecompute.objects.create()
@@ -180,7 +182,7 @@ def test_a_finished_recompute_fits_the_ranks_through_dispatch(
     assert RankInterval.objects.filter(fit=fit).count() == len(bots)
 
 
-def test_the_fit_runs_on_the_bulk_queue_on_a_schedule():
+def test_the_fit_runs_on_the_bulk_queue_on_a_schedule() -> None:
     route = route_task(Task.FIT_RANK_INTERVALS.value, (), {}, {})
     assert route == {"queue": f"{settings.CELERY_TASK_DEFAULT_QUEUE}.bulk"}
     entry = settings.CELERY_BEAT_SCHEDULE["fit-rank-intervals"]
@@ -188,7 +190,7 @@ def test_the_fit_runs_on_the_bulk_queue_on_a_schedule():
     assert entry["schedule"] == float(settings.RANK_INTERVALS_SECONDS)
 
 
-def test_an_unrated_tournaments_matches_are_not_fitted(play, bots, oh_hell, organiser):
+def test_an_unrated_tournaments_matches_are_not_fitted(play, bots, oh_hell, organiser) -> None:
     from tournaments.models import Tournament
 
     unrated = Tournament.objects.create(

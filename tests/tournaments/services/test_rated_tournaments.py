@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.rating_world import World, assert_live_equals_recompute, rating_snapshot
 from tournaments.models import Match, Rating, RatingHistory
 from tournaments.selectors.ratings import leaderboard
 from tournaments.selectors.tournaments import tournament_standings
 from tournaments.services.ratings import ratings_apply_pending
-
-from .rating_world import World, assert_live_equals_recompute, rating_snapshot
 
 pytestmark = pytest.mark.django_db
 
@@ -26,7 +25,7 @@ def _board(variant) -> list[tuple[int, float, float, int]]:
 
 def test_an_organisers_unrated_tournament_leaves_the_public_leaderboard_unchanged(
     organiser, oh_hell, four
-):
+) -> None:
     counted = World.create(organiser=organiser, variant=oh_hell)
     counted.finish(counted.single(four), minute=1)
     assert ratings_apply_pending() == 1
@@ -54,7 +53,7 @@ def test_an_organisers_unrated_tournament_leaves_the_public_leaderboard_unchange
     assert sum(line["matches"] for line in standings) == 4 + 4 + 3 * 3
 
 
-def test_a_tournament_staff_marked_rated_changes_the_leaderboard(organiser, oh_hell, four):
+def test_a_tournament_staff_marked_rated_changes_the_leaderboard(organiser, oh_hell, four) -> None:
     world = World.create(organiser=organiser, variant=oh_hell, rated=True)
     world.finish(world.single(four), minute=1)
     assert _board(oh_hell) == []
@@ -63,7 +62,9 @@ def test_a_tournament_staff_marked_rated_changes_the_leaderboard(organiser, oh_h
     assert Match.objects.get(tournament=world.tournament).rating_sequence is not None
 
 
-def test_a_recompute_equals_the_live_ratings_beside_unrated_tournaments(organiser, oh_hell, four):
+def test_a_recompute_equals_the_live_ratings_beside_unrated_tournaments(
+    organiser, oh_hell, four
+) -> None:
     rated = World.create(organiser=organiser, variant=oh_hell)
     unrated = World.create(organiser=organiser, variant=oh_hell, rated=False)
     minute = 0

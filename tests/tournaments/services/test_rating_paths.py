@@ -11,14 +11,13 @@ from django.db.models import Max
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.support.rating_world import World, assert_live_equals_recompute, rating_snapshot
 from tournaments.models import Match, MatchStatus, RatingHistory, TournamentStatus
 from tournaments.selectors.ratings import bot_ratings_on, rating_on
 from tournaments.services.matches import match_retry
 from tournaments.services.ratings import ratings_apply_pending
 from tournaments.services.recompute import ratings_recompute
 from tournaments.services.tournaments import tournament_pause, tournament_resume
-
-from .rating_world import World, assert_live_equals_recompute, rating_snapshot
 
 pytestmark = pytest.mark.django_db
 
@@ -35,7 +34,7 @@ def four(make_bot, owner):
 
 def test_rotations_retried_after_the_rest_of_their_group_was_rated_rate_alike_in_a_recompute(
     world, four
-):
+) -> None:
     rotations = world.group(four, "0.0")
     world.finish(rotations[0], minute=1)
     world.finish(rotations[1], minute=2)
@@ -53,7 +52,9 @@ def test_rotations_retried_after_the_rest_of_their_group_was_rated_rate_alike_in
     assert all(matches == 2 for *_, matches in live["ratings"])
 
 
-def test_rotations_waiting_for_a_queued_one_do_not_stop_the_matches_behind_them(world, make_bot):
+def test_rotations_waiting_for_a_queued_one_do_not_stop_the_matches_behind_them(
+    world, make_bot
+) -> None:
     bots = [make_bot(world.tournament.organiser, status="active") for _ in range(6)]
     waiting = []
     for g in range(3):
@@ -69,7 +70,9 @@ def test_rotations_waiting_for_a_queued_one_do_not_stop_the_matches_behind_them(
     assert not Match.objects.filter(pk__in=[m.pk for m in waiting], rated=True).exists()
 
 
-def test_a_group_counts_on_a_date_only_once_its_last_rotation_has_ended(world, four, make_bot):
+def test_a_group_counts_on_a_date_only_once_its_last_rotation_has_ended(
+    world, four, make_bot
+) -> None:
     a, b, c, d = four
     rotations = world.group([a, b, c], "0.0")
     world.finish(rotations[0], minute=1)
@@ -115,7 +118,7 @@ OPERATIONS = st.lists(
 @given(operations=OPERATIONS)
 def test_any_interleaving_of_finish_fail_retry_pause_version_and_recompute_rates_as_a_recompute(
     organiser, oh_hell, make_bot, owner, operations
-):
+) -> None:
     with transaction.atomic():
         world = World.create(organiser=organiser, variant=oh_hell)
         bots = [make_bot(owner, status="active") for _ in range(5)]
@@ -162,7 +165,7 @@ def test_any_interleaving_of_finish_fail_retry_pause_version_and_recompute_rates
 
 def test_a_new_version_keeps_mu_raises_sigma_and_is_marked_in_the_history(
     world, four, settings, make_bot
-):
+) -> None:
     settings.RATING_VERSION_SIGMA = 6.5
     a, b, c, d = four
     played = [world.single([a, b, c]), world.single([a, c, d])]
@@ -191,7 +194,7 @@ def test_a_new_version_keeps_mu_raises_sigma_and_is_marked_in_the_history(
     assert_live_equals_recompute()
 
 
-def test_a_new_version_before_any_rated_match_changes_no_rating(world, four):
+def test_a_new_version_before_any_rated_match_changes_no_rating(world, four) -> None:
     a, b, c, _ = four
     world.new_version(a, minute=0)
     assert ratings_apply_pending() == 1

@@ -46,7 +46,7 @@ def finished(oh_hell):
     return make
 
 
-def test_updates_equal_the_trueskill_package_on_hand_made_results_with_ties(bots, finished):
+def test_updates_equal_the_trueskill_package_on_hand_made_results_with_ties(bots, finished) -> None:
     a, b, c, d, e = bots
     tables = [
         [(a, 50), (b, 40), (c, 40), (d, 10)],  # b and c tie: a draw between them
@@ -72,7 +72,7 @@ def test_updates_equal_the_trueskill_package_on_hand_made_results_with_ties(bots
         assert rating.conservative == pytest.approx(rating.mu - 3 * rating.sigma)
 
 
-def test_a_disqualified_bot_ranks_last_whatever_its_score(bots, finished):
+def test_a_disqualified_bot_ranks_last_whatever_its_score(bots, finished) -> None:
     a, b, c, _, _ = bots
     finished([(a, 90, True), (b, 10), (c, 20)])
     ratings_apply_pending()
@@ -84,7 +84,7 @@ def test_a_disqualified_bot_ranks_last_whatever_its_score(bots, finished):
     assert Rating.objects.get(bot=a).mu < Rating.objects.get(bot=b).mu
 
 
-def test_each_match_is_rated_once_however_often_the_update_runs(bots, finished):
+def test_each_match_is_rated_once_however_often_the_update_runs(bots, finished) -> None:
     for i in range(4):
         finished([(bots[i], 10 * i), (bots[i + 1], 5), (bots[(i + 2) % 5], 7)])
     assert ratings_apply_pending() == 4
@@ -99,14 +99,14 @@ def test_each_match_is_rated_once_however_often_the_update_runs(bots, finished):
     assert sequences == [1, 2, 3, 4]
 
 
-def test_failed_and_unfinished_matches_are_never_rated(bots, finished):
+def test_failed_and_unfinished_matches_are_never_rated(bots, finished) -> None:
     finished([(bots[0], 10), (bots[1], 5), (bots[2], 1)], status=MatchStatus.FAILED)
     finished([(bots[0], 10), (bots[1], 5), (bots[2], 1)], status=MatchStatus.CANCELLED)
     assert ratings_apply_pending() == 0
     assert not Rating.objects.exists()
 
 
-def test_a_recompute_from_stored_results_gives_identical_numbers(bots, finished):
+def test_a_recompute_from_stored_results_gives_identical_numbers(bots, finished) -> None:
     for i in range(12):
         table = [(bots[(i + k) % 5], (i * 7 + k * 13) % 40) for k in range(3 + i % 3)]
         finished(table)
@@ -132,7 +132,7 @@ def test_a_recompute_from_stored_results_gives_identical_numbers(bots, finished)
     )
 
 
-def test_the_rating_on_a_date_is_the_one_after_the_last_match_before_it(bots, finished):
+def test_the_rating_on_a_date_is_the_one_after_the_last_match_before_it(bots, finished) -> None:
     first = finished([(bots[0], 10), (bots[1], 5), (bots[2], 1)])
     second = finished([(bots[0], 1), (bots[1], 5), (bots[2], 10)])
     ratings_apply_pending()
@@ -150,7 +150,7 @@ def test_the_rating_on_a_date_is_the_one_after_the_last_match_before_it(bots, fi
 
 def test_the_leaderboard_orders_by_conservative_rating_and_can_hide_provisional(
     bots, finished, settings
-):
+) -> None:
     settings.RATING_PROVISIONAL_MATCHES = 2
     finished([(bots[0], 30), (bots[1], 20), (bots[2], 10)])
     finished([(bots[0], 30), (bots[1], 20), (bots[3], 10)])
@@ -163,7 +163,7 @@ def test_the_leaderboard_orders_by_conservative_rating_and_can_hide_provisional(
     assert {r.bot for r in established} == {bots[0], bots[1]}
 
 
-def test_the_recompute_command_rebuilds_the_same_ratings(bots, finished):
+def test_the_recompute_command_rebuilds_the_same_ratings(bots, finished) -> None:
     from io import StringIO
 
     from django.core.management import call_command
@@ -219,7 +219,7 @@ def duplicate_group(bots, oh_hell, organiser):
 
 def test_a_duplicate_group_is_rated_as_one_update_by_the_deal_by_deal_comparison(
     duplicate_group,
-):
+) -> None:
     (a, b, c, d), rotations, play = duplicate_group
     matches = [play(seating, minute=i) for i, seating in enumerate(rotations([a, b, c, d]))]
     assert ratings_apply_pending() == 4
@@ -236,7 +236,7 @@ def test_a_duplicate_group_is_rated_as_one_update_by_the_deal_by_deal_comparison
     assert len(groups) == 1 and groups.pop() == f"{matches[0].tournament_id}:0.0#1"
 
 
-def test_a_duplicate_group_waits_for_its_last_rotation(duplicate_group):
+def test_a_duplicate_group_waits_for_its_last_rotation(duplicate_group) -> None:
     (a, b, c, d), rotations, play = duplicate_group
     seatings = rotations([a, b, c, d])
     for i, seating in enumerate(seatings[:3]):
@@ -249,7 +249,7 @@ def test_a_duplicate_group_waits_for_its_last_rotation(duplicate_group):
     assert Rating.objects.get(bot=a).matches == 1
 
 
-def test_a_recompute_rates_duplicate_groups_exactly_as_before(duplicate_group, finished):
+def test_a_recompute_rates_duplicate_groups_exactly_as_before(duplicate_group, finished) -> None:
     (a, b, c, d), rotations, play = duplicate_group
     finished([(a, 5), (b, 9), (c, 1)])
     for i, seating in enumerate(rotations([a, b, c, d])):

@@ -10,9 +10,9 @@ import pytest
 from django.contrib.auth.models import User
 
 from engine.scoring import rating_ranks
-from tests.arena.signing_bots import Checks, signing_bot
-from tests.support.users import client_for, make_confirmed_user
-from tests.tournaments.conftest import ladder_teams_apart
+from tests.support.rating_world import World, assert_live_equals_recompute
+from tests.support.signing_bots import Checks, signing_bot
+from tests.support.users import client_for, ladder_teams_apart, make_confirmed_user
 from tournaments.maths.ratings import RatingParams, rate
 from tournaments.models import (
     Bot,
@@ -29,8 +29,6 @@ from tournaments.services.bots import bot_verify
 from tournaments.services.ladders import ladder_ensure_default, ladders_top_up
 from tournaments.services.ratings import ratings_apply_pending
 from tournaments.services.runs import match_run
-
-from .rating_world import World, assert_live_equals_recompute
 
 REFUSAL = "your bot refused the platform's signature: check its secret"
 
@@ -63,7 +61,7 @@ def ladder_of_four(oh_hell, make_bot, owner, settings, loopback_allowed):
 
 def test_a_failed_verification_takes_the_bot_off_the_ladder_with_the_reason_in_words(
     ladder_of_four, old_secret_bot, other_client, owner
-):
+) -> None:
     _ladder, make = ladder_of_four
     for _ in range(3):
         make()
@@ -99,7 +97,7 @@ def test_a_failed_verification_takes_the_bot_off_the_ladder_with_the_reason_in_w
     assert public["last_check"]["error_message"] is None and public["security_warnings"] is None
 
     # So do the bot's page and "My bots", in words.
-    from tests.tournaments.dashboard.test_authors import signed_in
+    from tests.support.pages import signed_in
 
     page = signed_in(owner).get(f"/bots/{bot.pk}/").content.decode()
     assert "refused the platform&#x27;s signature: check its secret" in page
@@ -120,7 +118,7 @@ def test_a_failed_verification_takes_the_bot_off_the_ladder_with_the_reason_in_w
 
 def test_a_bot_refusing_every_request_of_a_match_leaves_the_ladder_and_is_left_out_of_its_rating(
     ladder_of_four, old_secret_bot, playing_bots
-):
+) -> None:
     ladder, make = ladder_of_four
     others = playing_bots(3)
     ladder_teams_apart(others)
@@ -162,7 +160,7 @@ def test_a_bot_refusing_every_request_of_a_match_leaves_the_ladder_and_is_left_o
 
 def test_a_bot_that_checks_no_signature_passes_verification_with_warnings_shown_to_its_owner(
     make_bot, owner, other_client, loopback_allowed
-):
+) -> None:
     with signing_bot("unused", Checks(signature=False, replay=False)) as url:
         bot = make_bot(owner, endpoint_url=url)
         check = bot_verify(bot=bot)
@@ -174,7 +172,7 @@ def test_a_bot_that_checks_no_signature_passes_verification_with_warnings_shown_
     assert any("it accepted a request with no signature" in w for w in mine["security_warnings"])
     assert mine["last_check"]["warnings"] == mine["security_warnings"]
     assert other_client.get(f"/api/bots/{bot.pk}/").json()["security_warnings"] is None
-    from tests.tournaments.dashboard.test_authors import signed_in
+    from tests.support.pages import signed_in
 
     page = signed_in(owner).get(f"/my/bots/{bot.pk}/").content.decode()
     assert 'id="security-warnings"' in page and "it does not refuse replays" in page
@@ -182,7 +180,7 @@ def test_a_bot_that_checks_no_signature_passes_verification_with_warnings_shown_
 
 def test_rotating_the_secret_takes_an_active_bot_off_the_ladder_until_it_verifies_again(
     make_bot, owner
-):
+) -> None:
     bot = make_bot(owner, status=BotStatus.ACTIVE, ladder_opt_in=True)
     response = client_for(owner).post(f"/api/bots/{bot.pk}/rotate-secret/")
     assert response.status_code == 200 and response.json()["status"] == "pending"
@@ -195,7 +193,9 @@ def world(organiser, oh_hell) -> World:
     return World.create(organiser=organiser, variant=oh_hell)
 
 
-def test_a_match_left_with_one_bot_that_did_not_refuse_changes_no_rating(world, make_bot, owner):
+def test_a_match_left_with_one_bot_that_did_not_refuse_changes_no_rating(
+    world, make_bot, owner
+) -> None:
     bots = [make_bot(owner) for _ in range(2)]
     match = world.single(bots)
     world.finish(match, minute=1)
@@ -215,7 +215,7 @@ def test_a_match_left_with_one_bot_that_did_not_refuse_changes_no_rating(world, 
 
 def test_a_duplicate_group_leaves_out_a_bot_that_refused_every_request_of_a_rotation(
     world, make_bot, owner
-):
+) -> None:
     bots = [make_bot(owner) for _ in range(3)]
     members = world.group(bots, "g")
     for minute, match in enumerate(members):
@@ -228,10 +228,10 @@ def test_a_duplicate_group_leaves_out_a_bot_that_refused_every_request_of_a_rota
 
 def test_a_bot_disabled_for_refusing_comes_back_only_when_its_owner_verifies_it(
     make_bot, owner, loopback_allowed, django_capture_on_commit_callbacks
-):
+) -> None:
     from django.test import override_settings
 
-    from tests.tournaments.dashboard.test_authors import signed_in
+    from tests.support.pages import signed_in
     from tournaments.services.bots import bots_check_health, bots_refused_signature
 
     # A bot that answers hello with the right secret, and refused every request of a match.
@@ -257,7 +257,7 @@ def test_a_bot_disabled_for_refusing_comes_back_only_when_its_owner_verifies_it(
 
 def test_a_second_match_refused_within_the_grace_ranks_the_bot_last(
     ladder_of_four, old_secret_bot, playing_bots, settings
-):
+) -> None:
     from datetime import timedelta
 
     from django.utils import timezone

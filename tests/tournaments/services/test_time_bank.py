@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from arena.timebank import DEFAULT_TIME_BANK_MS
+from tests.support.starting import start_and_generate
 from tests.support.users import make_confirmed_user
-from tests.tournaments.starting import start_and_generate
 from tournaments.models import Ladder, Match, Replay, Tournament
 from tournaments.services.ladders import ladder_ensure_default, ladders_top_up
 from tournaments.services.matches import match_create
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 
 def test_a_tournament_gives_its_bank_to_every_match_it_makes(
     organiser, playing_bots, short_variant
-):
+) -> None:
     bots = playing_bots(3)
     tournament = tournament_create(
         organiser=organiser,
@@ -37,7 +37,7 @@ def test_a_tournament_gives_its_bank_to_every_match_it_makes(
     assert banks == {2500}
 
 
-def test_a_ladder_match_keeps_the_bank_it_was_made_under(oh_hell, make_bot, settings):
+def test_a_ladder_match_keeps_the_bank_it_was_made_under(oh_hell, make_bot, settings) -> None:
 
     settings.LADDER_MATCHES_IN_FLIGHT = 1
     ladder = ladder_ensure_default()
@@ -51,7 +51,9 @@ def test_a_ladder_match_keeps_the_bank_it_was_made_under(oh_hell, make_bot, sett
     assert match.time_bank_ms == 4000
 
 
-def test_a_tournament_given_no_bank_gets_the_default(organiser, playing_bots, short_variant):
+def test_a_tournament_given_no_bank_gets_the_default(
+    organiser, playing_bots, short_variant
+) -> None:
     tournament = tournament_create(
         organiser=organiser,
         name="default cup",
@@ -76,7 +78,7 @@ def _match(variant_id: int, bot_ids: list[int], time_bank_ms: int) -> Match:
     )
 
 
-def test_a_match_plays_with_its_own_bank(short_variant, slow_first_seat):
+def test_a_match_plays_with_its_own_bank(short_variant, slow_first_seat) -> None:
     # The slow seat's first decision is a bid (600 ms): with a 4000 ms bank it is cut only at
     # 4700 ms, so its answer 3 s late arrives and draws about 2400 ms; the next, a play cut at
     # 300 + about 1600 + 100 ms, is a timeout that empties the bank.
@@ -98,7 +100,7 @@ def test_a_match_plays_with_its_own_bank(short_variant, slow_first_seat):
 
 def test_the_match_and_its_stored_replay_show_the_bank(
     playing_bots, short_variant, anonymous_client
-):
+) -> None:
     match = match_create(
         variant_id=short_variant.pk,
         bot_ids=[b.pk for b in playing_bots(4)],

@@ -8,8 +8,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from tests.tournaments.conftest import ladder_teams_apart
-from tests.tournaments.starting import start_and_generate
+from tests.support.starting import start_and_generate
+from tests.support.users import ladder_teams_apart
 from tournaments.errors import ApplicationError
 from tournaments.models import Match, MatchSeat, MatchStatus, Rating, Tournament, TournamentStatus
 from tournaments.selectors.tournaments import (
@@ -84,7 +84,7 @@ def _play_out(tournament, limit: int = 200) -> list[Match]:
 
 def test_a_round_robin_gives_every_bot_the_same_number_of_matches_and_finishes(
     organiser, playing_bots, short
-):
+) -> None:
     bots = playing_bots(5)
     tournament = _marked_rated(_create(organiser, short, bots, "round_robin"))
     tournament = start_and_generate(tournament)
@@ -104,7 +104,7 @@ def test_a_round_robin_gives_every_bot_the_same_number_of_matches_and_finishes(
 
 def test_a_duplicate_tournament_replays_each_seed_in_every_rotation_and_ranks_by_it(
     organiser, playing_bots, short
-):
+) -> None:
     bots = playing_bots(3)
     tournament = _marked_rated(_create(organiser, short, bots, "duplicate", rounds=1))
     tournament = start_and_generate(tournament)
@@ -124,7 +124,7 @@ def test_a_duplicate_tournament_replays_each_seed_in_every_rotation_and_ranks_by
 
 def test_swiss_rounds_are_generated_one_at_a_time_from_the_standings(
     organiser, playing_bots, short
-):
+) -> None:
     bots = playing_bots(6)
     tournament = start_and_generate(_create(organiser, short, bots, "swiss", rounds=3))
     assert set(tournament.matches.values_list("round", flat=True)) == {0}
@@ -139,7 +139,7 @@ def test_swiss_rounds_are_generated_one_at_a_time_from_the_standings(
 
 def test_a_ladder_keeps_matches_flowing_until_its_budget_and_starves_nobody(
     organiser, playing_bots, short
-):
+) -> None:
     bots = playing_bots(6)
     tournament = start_and_generate(_create(organiser, short, bots, "ladder", rounds=4))
     assert 0 < tournament.matches.count() <= 4
@@ -154,7 +154,7 @@ def _seatings(matches) -> list[set[int]]:
     return [set(m.seats.values_list("bot_id", flat=True)) for m in matches]
 
 
-def test_a_ladder_event_keeps_the_bots_of_one_owner_apart(organiser, playing_bots, short):
+def test_a_ladder_event_keeps_the_bots_of_one_owner_apart(organiser, playing_bots, short) -> None:
     bots = playing_bots(6)
     ladder_teams_apart(bots[3:])  # three bots of the owner, three of three others
     mine = {b.pk for b in bots[:3]}
@@ -169,7 +169,7 @@ def test_a_ladder_event_keeps_the_bots_of_one_owner_apart(organiser, playing_bot
 
 def test_a_ladder_event_of_one_owners_bots_still_finishes_and_counts_their_tables(
     organiser, playing_bots, short
-):
+) -> None:
     bots = playing_bots(4)
     tournament = start_and_generate(_create(organiser, short, bots, "ladder", rounds=3))
     matches = _play_out(tournament)
@@ -183,7 +183,7 @@ def test_a_ladder_event_of_one_owners_bots_still_finishes_and_counts_their_table
 
 def test_pause_holds_queued_matches_resume_releases_them_and_cancel_ends_it(
     organiser, playing_bots, short
-):
+) -> None:
     bots = playing_bots(3)
     tournament = start_and_generate(_create(organiser, short, bots, "round_robin"))
     tournament_pause(tournament=tournament)
@@ -199,7 +199,7 @@ def test_pause_holds_queued_matches_resume_releases_them_and_cancel_ends_it(
         tournament_resume(tournament=tournament)
 
 
-def test_a_scheduled_tournament_starts_when_its_time_comes(organiser, playing_bots, short):
+def test_a_scheduled_tournament_starts_when_its_time_comes(organiser, playing_bots, short) -> None:
     bots = playing_bots(3)
     start_at = timezone.now() + timedelta(minutes=5)
     tournament = _create(organiser, short, bots, "round_robin", start_at=start_at)
@@ -215,7 +215,7 @@ def test_a_scheduled_tournament_starts_when_its_time_comes(organiser, playing_bo
 
 def test_a_table_the_variant_cannot_seat_is_refused_naming_the_field(
     organiser, playing_bots, oh_hell
-):
+) -> None:
     bots = playing_bots(8)
     with pytest.raises(ApplicationError) as refused:
         _create(organiser, oh_hell, bots, "round_robin", table_size=8)
@@ -224,7 +224,7 @@ def test_a_table_the_variant_cannot_seat_is_refused_naming_the_field(
 
 def test_a_tournament_whose_last_advance_message_was_lost_is_finished_by_the_reconciler(
     organiser, playing_bots, short
-):
+) -> None:
     bots = playing_bots(3)
     tournament = start_and_generate(_create(organiser, short, bots, "round_robin"))
     # Each finished match sends its advance after commit; this test's transaction never
@@ -241,7 +241,7 @@ def test_a_tournament_whose_last_advance_message_was_lost_is_finished_by_the_rec
 
 def test_the_reconciler_plays_on_a_swiss_tournament_and_leaves_busy_ones_alone(
     organiser, playing_bots, short
-):
+) -> None:
     bots = playing_bots(6)
     swiss = start_and_generate(_create(organiser, short, bots, "swiss", rounds=2))
     busy = start_and_generate(_create(organiser, short, bots, "round_robin"))
@@ -255,7 +255,7 @@ def test_the_reconciler_plays_on_a_swiss_tournament_and_leaves_busy_ones_alone(
 
 def test_a_tournament_left_starting_is_generated_again_after_a_while(
     organiser, playing_bots, short
-):
+) -> None:
     tournament = _create(organiser, short, playing_bots(3), "round_robin")
     tournament_start(tournament=tournament)  # its generation message is lost with the rollback
     assert tournaments_reconcile() == Reconciled(restarted=0, advanced=0)  # not yet stale

@@ -10,8 +10,8 @@ import pytest
 from django.utils import timezone
 
 from arena.signing import verify_signature
+from tests.support.scripted_bot import ScriptedBot
 from tests.support.users import client_for
-from tests.tournaments.conftest import ScriptedBot
 from tournaments.models import BotHealthCheck, BotStatus, DisabledCause, HealthCheckStatus
 from tournaments.services.bots import bot_disable, bot_verify, bot_verify_request
 from tournaments.tasks import complete_health_check
@@ -28,7 +28,7 @@ def scripted(make_bot, owner, scripted_bot_server, loopback_allowed, settings):
     return make
 
 
-def test_a_bot_that_answers_hello_becomes_active(scripted):
+def test_a_bot_that_answers_hello_becomes_active(scripted) -> None:
     bot = scripted("ok")
     check = bot_verify(bot=bot)
     bot.refresh_from_db()
@@ -39,7 +39,7 @@ def test_a_bot_that_answers_hello_becomes_active(scripted):
 
 def test_a_passed_check_stores_the_addresses_the_endpoint_resolves_to(
     make_bot, owner, scripted_bot_server, loopback_allowed
-):
+) -> None:
     bot = make_bot(owner, endpoint_url=f"{scripted_bot_server}/ok")
     assert bot.endpoint_addresses == []
     bot_verify(bot=bot)
@@ -55,13 +55,13 @@ def test_a_passed_check_stores_the_addresses_the_endpoint_resolves_to(
         ("https://[2001:DB8:0:0::1]/bot", ["2001:db8::1"]),
     ],
 )
-def test_an_endpoints_addresses_are_spelled_one_way(url, addresses):
+def test_an_endpoints_addresses_are_spelled_one_way(url, addresses) -> None:
     from tournaments.netpolicy import endpoint_addresses
 
     assert endpoint_addresses(url) == addresses
 
 
-def test_the_hello_is_signed_with_the_bots_secret(scripted):
+def test_the_hello_is_signed_with_the_bots_secret(scripted) -> None:
     bot = scripted("ok")
     ScriptedBot.received.clear()
     bot_verify(bot=bot)
@@ -84,7 +84,9 @@ def test_the_hello_is_signed_with_the_bots_secret(scripted):
         ("trickle", "timeout"),
     ],
 )
-def test_a_misbehaving_bot_fails_verification_with_the_fault_named(scripted, behaviour, kind):
+def test_a_misbehaving_bot_fails_verification_with_the_fault_named(
+    scripted, behaviour, kind
+) -> None:
     bot = scripted(behaviour)
     started = time.monotonic()
     check = bot_verify(bot=bot)
@@ -94,20 +96,22 @@ def test_a_misbehaving_bot_fails_verification_with_the_fault_named(scripted, beh
     assert bot.status == BotStatus.PENDING and bot.consecutive_failures == 1
 
 
-def test_a_closed_port_is_a_connection_failure(make_bot, owner, loopback_allowed):
+def test_a_closed_port_is_a_connection_failure(make_bot, owner, loopback_allowed) -> None:
     bot = make_bot(owner, endpoint_url="http://127.0.0.1:9/")
     check = bot_verify(bot=bot)
     assert (check.ok, check.error_kind) == (False, "connection_error")
 
 
-def test_loopback_is_refused_at_call_time_when_not_allowed(make_bot, owner, scripted_bot_server):
+def test_loopback_is_refused_at_call_time_when_not_allowed(
+    make_bot, owner, scripted_bot_server
+) -> None:
     bot = make_bot(owner, endpoint_url=f"{scripted_bot_server}/ok")
     check = bot_verify(bot=bot)
     assert (check.ok, check.error_kind) == (False, "forbidden_address")
     ScriptedBot.received.clear()
 
 
-def test_passing_again_re_enables_a_bot_disabled_for_failing(scripted):
+def test_passing_again_re_enables_a_bot_disabled_for_failing(scripted) -> None:
     bot = scripted("ok")
     bot_disable(bot=bot, reason="failed 5 health checks", cause=DisabledCause.HEALTH)
     bot_verify(bot=bot)
@@ -115,7 +119,7 @@ def test_passing_again_re_enables_a_bot_disabled_for_failing(scripted):
     assert (bot.status, bot.disabled_cause, bot.disabled_reason) == (BotStatus.ACTIVE, "", "")
 
 
-def test_passing_does_not_re_enable_a_bot_disabled_by_staff(scripted):
+def test_passing_does_not_re_enable_a_bot_disabled_by_staff(scripted) -> None:
     bot = scripted("ok")
     bot_disable(bot=bot, reason="cheating")
     assert bot_verify(bot=bot).ok
@@ -123,7 +127,7 @@ def test_passing_does_not_re_enable_a_bot_disabled_by_staff(scripted):
     assert (bot.status, bot.disabled_reason) == (BotStatus.DISABLED, "cheating")
 
 
-def test_the_owner_verifies_through_the_api_and_polls_the_queued_check(scripted, owner):
+def test_the_owner_verifies_through_the_api_and_polls_the_queued_check(scripted, owner) -> None:
     bot = scripted("ok")
     client = client_for(owner)
     ScriptedBot.received.clear()
@@ -147,7 +151,7 @@ def test_the_owner_verifies_through_the_api_and_polls_the_queued_check(scripted,
     assert BotHealthCheck.objects.filter(bot=bot).count() == 1
 
 
-def test_asking_again_while_a_check_is_pending_answers_the_same_check(scripted, owner):
+def test_asking_again_while_a_check_is_pending_answers_the_same_check(scripted, owner) -> None:
     bot = scripted("ok")
     first = bot_verify_request(bot=bot)
     again = bot_verify_request(bot=bot)
@@ -156,7 +160,7 @@ def test_asking_again_while_a_check_is_pending_answers_the_same_check(scripted, 
 
 def test_a_check_pending_too_long_is_sent_again(
     scripted, settings, django_capture_on_commit_callbacks
-):
+) -> None:
     settings.BOT_VERIFY_RESEND_S = 5
     bot = scripted("ok")
     with django_capture_on_commit_callbacks() as sent:
@@ -169,7 +173,7 @@ def test_a_check_pending_too_long_is_sent_again(
     assert len(resent) == 1
 
 
-def test_a_queued_check_of_a_silent_bot_fails_as_a_timeout(scripted):
+def test_a_queued_check_of_a_silent_bot_fails_as_a_timeout(scripted) -> None:
     bot = scripted("slow")
     check = bot_verify_request(bot=bot)
     assert complete_health_check(check.pk) == "failed"
@@ -177,7 +181,7 @@ def test_a_queued_check_of_a_silent_bot_fails_as_a_timeout(scripted):
     assert (check.status, check.error_kind) == (HealthCheckStatus.FAILED, "timeout")
 
 
-def test_a_check_of_another_bot_is_not_found(scripted, owner):
+def test_a_check_of_another_bot_is_not_found(scripted, owner) -> None:
     bot, other = scripted("ok"), scripted("ok")
     check = bot_verify_request(bot=other)
     response = client_for(owner).get(f"/api/bots/{bot.pk}/health-checks/{check.pk}/")
@@ -186,7 +190,7 @@ def test_a_check_of_another_bot_is_not_found(scripted, owner):
 
 def test_a_registered_bot_is_verified_with_hello_once_the_registration_commits(
     owner, scripted_bot_server, loopback_allowed, django_capture_on_commit_callbacks
-):
+) -> None:
     from django.test import override_settings
 
     from tournaments.services.bots import bot_register
@@ -205,7 +209,9 @@ def test_a_registered_bot_is_verified_with_hello_once_the_registration_commits(
     assert BotHealthCheck.objects.filter(bot=bot, ok=True).count() == 1
 
 
-def test_repeated_health_failures_disable_a_bot_and_a_pass_brings_it_back(scripted, settings):
+def test_repeated_health_failures_disable_a_bot_and_a_pass_brings_it_back(
+    scripted, settings
+) -> None:
     from tournaments.models import Bot
     from tournaments.services.bots import bots_check_health
 
@@ -226,7 +232,7 @@ def test_repeated_health_failures_disable_a_bot_and_a_pass_brings_it_back(script
     assert bot.status == BotStatus.ACTIVE and bot.disabled_reason == ""
 
 
-def test_the_health_check_leaves_a_bot_disabled_by_staff_alone(scripted):
+def test_the_health_check_leaves_a_bot_disabled_by_staff_alone(scripted) -> None:
     from tournaments.services.bots import bots_check_health
 
     bot = scripted("ok")

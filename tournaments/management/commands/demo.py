@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import sys
 import time
@@ -18,10 +19,24 @@ from tournaments.demo import (
     roster_on_ladders,
     start_tournament,
 )
-from tournaments.models import TournamentStatus
+from tournaments.models import Tournament, TournamentStatus
 from tournaments.provisional import is_provisional
 from tournaments.selectors.ratings import leaderboard
 from tournaments.selectors.tournaments import tournament_progress
+
+
+def closing_lines(*, port: int, tournament_id: int | None) -> list[str]:
+    """Where to open the app, and how to make an admin account (the README's promises)."""
+    base = f"http://127.0.0.1:{port}"
+    python = os.path.relpath(sys.executable) if sys.executable else "python"
+    lines = [f"Dashboard: {base}/"]
+    if tournament_id is not None:
+        lines.append(f"Tournament: {base}/tournaments/{tournament_id}/")
+    return [
+        *lines,
+        f"API: {base}/api/  (interactive docs: {base}/api/docs/)",
+        f"Admin: {base}/admin/  (make an account with: {python} manage.py createsuperuser)",
+    ]
 
 
 class Command(BaseCommand):
@@ -35,6 +50,11 @@ class Command(BaseCommand):
         parser.add_argument("--rounds", type=int, default=8, help="matches per bot, at least")
         parser.add_argument("--port", type=int, default=8000, help="port of the dashboard")
         parser.add_argument("--no-serve", action="store_true", help="stop after the leaderboard")
+        parser.add_argument(
+            "--serve-only",
+            action="store_true",
+            help="play no tournament: put the reference bots on the ladder and serve (./run serve)",
+        )
         parser.add_argument("--timeout", type=int, default=900, help="seconds to wait for play")
         parser.add_argument(
             "--again",
@@ -57,6 +77,15 @@ class Command(BaseCommand):
         bots = register_roster(host.urls, say)
         if len(bots) < 4:
             raise CommandError("fewer than four demo bots passed verification")
+        tournament = None if options["serve_only"] else self._play(bots, options)
+        if options["no_serve"]:
+            host.stop()
+            return
+        self._serve(bots, options["port"], tournament)
+
+    def _play(self, bots, options) -> Tournament:
+        """Play the demo tournament (or show the one played before) and print its leaderboard."""
+        say = self.stdout.write
         # Each demo tournament adds rated matches; a second start shows the first one's results.
         tournament = finished_demo_tournament(variant_name=options["variant"])
         if tournament is not None and not options["again"]:
@@ -78,15 +107,15 @@ class Command(BaseCommand):
             )
             self._wait(tournament, options["timeout"])
         self._print_leaderboard(tournament)
-        if options["no_serve"]:
-            host.stop()
-            return
-        port = options["port"]
-        say(
-            f"\nDashboard: http://127.0.0.1:{port}/  (tournament: "
-            f"http://127.0.0.1:{port}/tournaments/{tournament.pk}/, API: "
-            f"http://127.0.0.1:{port}/api/, admin: http://127.0.0.1:{port}/admin/)"
-        )
+        return tournament
+
+    def _serve(self, bots, port: int, tournament: Tournament | None) -> None:
+        """Put the bots on the ladders while the dashboard is served, when workers run them."""
+        say = self.stdout.write
+        say("")
+        tournament_id = tournament.pk if tournament is not None else None
+        for line in closing_lines(port=port, tournament_id=tournament_id):
+            say(line)
         # With workers, the ladders run by themselves: the demo bots are on them while the demo
         # serves them, so a newcomer's bot has opponents as soon as it opts in.
         ladders = not settings.CELERY_TASK_ALWAYS_EAGER
@@ -95,6 +124,8 @@ class Command(BaseCommand):
             say("The reference bots are on the oh-hell ladder: opt a bot in to play them.")
             # Stopped with SIGTERM as with Ctrl-C, so they leave the ladder either way.
             signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
+        else:
+            say("The ladders do not run with in-process tasks: no reference bots play on them.")
         try:
             call_command("runserver", f"127.0.0.1:{port}", use_reloader=False)
         finally:

@@ -1,0 +1,1 @@
+"""What several benchmarks need: processes, network namespaces, bot servers and HTTP clients."""
