@@ -1,10 +1,24 @@
 """The Celery application: workers and beat run `celery -A config worker` / `beat`."""
 
+import inspect
+import logging
+import logging.config
 import os
+import time
+from typing import Any
 
-from celery import Celery
-from celery.signals import beat_init, celeryd_init
+from celery import Celery, Task
+from celery.signals import (
+    beat_init,
+    before_task_publish,
+    celeryd_init,
+    setup_logging,
+    task_postrun,
+    task_prerun,
+)
 from sqlalchemy import create_engine
+
+from tournaments import log_context
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -20,6 +34,68 @@ def say_embedded_defaults(**signal: object) -> None:
     from config.startup import note_embedded_defaults
 
     note_embedded_defaults()
+
+
+@setup_logging.connect
+def log_as_the_settings_say(loglevel: int | str | None = None, **signal: object) -> None:
+    """Workers and beat write the lines of config/logs.py (JSON in production), not Celery's
+    own format, at the level their ``--loglevel`` asks for."""
+    from django.conf import settings
+
+    logging.config.dictConfig(settings.LOGGING)
+    if loglevel:
+        logging.getLogger().setLevel(loglevel)
+
+
+# Fields of one task that the tasks it sends must not inherit.
+_TASK_OWN = ("task", "task_id", "lane")
+_started: dict[str, tuple[float, log_context.Token]] = {}
+log = logging.getLogger("tournaments.tasks")
+
+
+@before_task_publish.connect
+def carry_log_context(headers: dict[str, Any] | None = None, **signal: object) -> None:
+    """Send the sender's log context with the task (the request id of ``start/``, say)."""
+    if headers is not None:
+        context = log_context.current()
+        headers["log_context"] = {k: v for k, v in context.items() if k not in _TASK_OWN}
+
+
+def _task_fields(task: Task, task_id: str, args: Any, kwargs: Any) -> dict[str, Any]:
+    """The context of one task: what its sender had, its name, lane, id and *_id arguments."""
+    request = task.request
+    fields = dict(getattr(request, "log_context", None) or {})
+    queue = str((request.delivery_info or {}).get("routing_key") or "")
+    _, dot, kind = queue.rpartition(".")
+    fields.update(task=task.name, task_id=task_id, lane=kind if dot else "control")
+    try:
+        bound = inspect.signature(task.run).bind_partial(*(args or ()), **(kwargs or {}))
+    except TypeError:
+        return fields
+    fields.update({k: v for k, v in bound.arguments.items() if k.endswith("_id")})
+    return fields
+
+
+@task_prerun.connect
+def enter_task_context(
+    task_id: str = "", task: Task | None = None, args: Any = None, kwargs: Any = None, **_: Any
+) -> None:
+    """Every line a task writes carries its context (tournaments/log_context.py)."""
+    if task is not None:
+        token = log_context.enter(_task_fields(task, task_id, args, kwargs))
+        _started[task_id] = (time.monotonic(), token)
+
+
+@task_postrun.connect
+def leave_task_context(task_id: str = "", state: str | None = None, **_: Any) -> None:
+    """Write the task's closing line (its state and time) and leave its context."""
+    started = _started.pop(task_id, None)
+    if started is None:
+        return
+    began, token = started
+    ms = round((time.monotonic() - began) * 1000)
+    log.info("task %s in %d ms", state, ms, extra={"state": state, "duration_ms": ms})
+    log_context.leave(token)
 
 
 def route_task(

@@ -30,6 +30,7 @@ from config.env import (
     is_set,
     parse_database_url,
 )
+from config.logs import LogFormat
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
@@ -98,6 +99,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "tournaments.api.middleware.RequestContextMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "tournaments.api.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -545,10 +547,24 @@ STORAGES = {
 }
 
 _LEVELS = ("debug", "info", "warning", "error", "critical")
+# One JSON object per line in production, plain lines in development (config/logs.py), each
+# with the request, task, lane, match and bot it concerns (docs/operations.md, Logs).
+LOG_FORMAT = LogFormat(env_choice("LOG_FORMAT", "plain" if DEBUG else "json", tuple(LogFormat)))
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"context": {"()": "config.logs.ContextFilter"}},
+    "formatters": {
+        "json": {"()": "config.logs.JsonLines"},
+        "plain": {"()": "config.logs.PlainLines"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["context"],
+            "formatter": LOG_FORMAT.value,
+        }
+    },
     "root": {"handlers": ["console"], "level": env_choice("LOG_LEVEL", "info", _LEVELS).upper()},
     "loggers": {"django": {"handlers": [], "propagate": True}},
 }

@@ -1,8 +1,11 @@
-"""Middleware: refuse oversized request bodies before anything reads them; set each page's
-Content-Security-Policy."""
+"""Middleware: give each request an id and its log line; refuse oversized request bodies
+before anything reads them; set each page's Content-Security-Policy."""
 
 from __future__ import annotations
 
+import logging
+import time
+import uuid
 from collections.abc import Callable
 
 from csp.constants import UNSAFE_INLINE
@@ -11,7 +14,41 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
 
+from tournaments import log_context
 from tournaments.api.bodies import json_error
+
+request_log = logging.getLogger("tournaments.requests")
+
+
+class RequestContextMiddleware:
+    """Give each request an id, answered in ``X-Request-ID`` and carried by every log line
+    written for it (and by the tasks it sends, config/celery_app.py); write one line when it
+    is answered, with its method, path, status and time."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        request_id = uuid.uuid4().hex
+        began = time.monotonic()
+        with log_context.bound(request_id=request_id):
+            response = self.get_response(request)
+            response["X-Request-ID"] = request_id
+            ms = round((time.monotonic() - began) * 1000)
+            request_log.info(
+                "%s %s %s in %d ms",
+                request.method,
+                request.path,
+                response.status_code,
+                ms,
+                extra={
+                    "method": request.method,
+                    "path": request.path,
+                    "status": response.status_code,
+                    "duration_ms": ms,
+                },
+            )
+        return response
 
 
 class RequestSizeLimitMiddleware:

@@ -27,6 +27,7 @@ standings still count them (tournaments/selectors/tournaments.py).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from datetime import datetime
 
@@ -63,6 +64,8 @@ from tournaments.services.rating_writer import (
     save_state,
 )
 from tournaments.services.rows import update_rows
+
+log = logging.getLogger(__name__)
 
 
 def _load_state(pairs: Iterable[tuple[int, int]], every_variant_of: set[int]) -> RatingState:
@@ -245,7 +248,15 @@ def _apply_batch(batch: int) -> int:
     forget_bot_analytics({(row.bot_id, row.variant_id) for row in history})
     update_rows(Match, rated + skipped, ["rated", "rated_at", "rating_sequence", "rating_group"])
     update_rows(BotVersion, versions, ["rating_sequence"])
+    done = [(m.pk, m.rating_sequence) for m in rated]
+    transaction.on_commit(lambda: _log_rated(done))
     return len(rated) + len(skipped) + len(versions)
+
+
+def _log_rated(matches: list[tuple[int, int | None]]) -> None:
+    """One line per rated match, once its rating is committed (docs/operations.md, Logs)."""
+    for match_id, sequence in matches:
+        log.info("match rated", extra={"match_id": match_id, "rating_sequence": sequence})
 
 
 def _rate_members(
