@@ -278,9 +278,11 @@ def test_each_rated_match_writes_one_log_line_once_its_rating_is_committed(
     bots, finished, caplog, django_capture_on_commit_callbacks
 ):
     matches = [finished([(bots[i], 10), (bots[i + 1], 5)]) for i in range(3)]
-    with caplog.at_level("INFO", logger="tournaments.services.ratings"):
-        with django_capture_on_commit_callbacks(execute=True):
-            ratings_apply_pending()
+    with (
+        caplog.at_level("INFO", logger="tournaments.services.ratings"),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        ratings_apply_pending()
     lines = [r for r in caplog.records if r.getMessage() == "match rated"]
     assert sorted(r.match_id for r in lines) == sorted(m.pk for m in matches)
     assert sorted(r.rating_sequence for r in lines) == [1, 2, 3]

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from django.conf import settings
 
-from tests.tournaments.workers import ROOT, database_url, needs_postgres_and_redis, wait_for
+from tests.support.workers import ROOT, database_url, needs_postgres_and_redis, wait_for
 from tournaments import dispatch, log_context
 from tournaments.dispatch import Task
 
