@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from tests.tournaments.migrating import historical, migrate, migrate_to_latest
+from tests.support.migrating import historical, migrate, migrate_to_latest
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
