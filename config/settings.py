@@ -185,13 +185,18 @@ DATABASES = {
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# Redis: Celery broker, result backend and the shared cache (throttling counts across workers).
+# Redis: Celery broker and result backend (REDIS_URL), and the shared cache (CACHE_URL, by
+# default the same server): throttle counts, lockouts and cached pages across processes. The
+# broker's messages must never be evicted, while the cache must be bounded (anonymous reads
+# fill it), so a deployment gives the cache a Redis of its own with maxmemory and an LRU
+# policy (docker/compose.yaml, docs/operations.md "Redis: broker and cache").
 REDIS_URL = env_url("REDIS_URL", "", schemes=("redis", "rediss"))
-if REDIS_URL:
+CACHE_URL = env_url("CACHE_URL", REDIS_URL, schemes=("redis", "rediss"))
+if CACHE_URL:
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": REDIS_URL,
+            "LOCATION": CACHE_URL,
             # A request never hangs on an unreachable cache: it fails fast and degrades.
             "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
         }
@@ -473,6 +478,9 @@ DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Oh Hell arena <arena@localho
 EMAIL_CONFIRMATION_SECONDS = env_int(
     "EMAIL_CONFIRMATION_SECONDS", 3 * 86400, minimum=300, maximum=30 * 86400
 )
+# Password-reset mails one mailbox may be sent in an hour, however many clients ask: each mail
+# names every account of the address (tournaments/services/users.py).
+PASSWORD_RESET_MAILS_PER_HOUR = env_int("PASSWORD_RESET_MAILS_PER_HOUR", 3, minimum=1, maximum=100)
 
 # Failed sign-ins are also counted per account, whatever the address: after this many in a
 # row, every sign-in of the account (a right password too) is refused for the lockout, through

@@ -24,6 +24,7 @@ CLEAN = {
         (
             "DATABASE_URL",
             "REDIS_URL",
+            "CACHE_URL",
             "SECRET_KEY",
             "DEBUG",
             "BOT_",
@@ -59,6 +60,7 @@ def start(**variables: str) -> subprocess.CompletedProcess:
         ("DATABASE_URL", "postgres://db"),
         ("REDIS_URL", "http://localhost:6379"),
         ("REDIS_URL", "redis://localhost:99999/0"),
+        ("CACHE_URL", "memcached://localhost:11211"),
         ("ARENA_NETWORK_CHECK_URL", "tcp://health.example.org:80"),
         ("ARENA_NETWORK_CHECK_URL", "https://health.example.org:port/"),
         ("ARENA_NETWORK_CHECK_TIMEOUT_MS", "0"),
@@ -225,6 +227,33 @@ def test_with_everything_set_it_starts_quietly() -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "False"
     assert "embedded" not in result.stderr
+
+
+def _broker_and_cache(**variables: str) -> list[str]:
+    code = (
+        "import django; django.setup(); from django.conf import settings; "
+        "from config.celery_app import app; "
+        "print(app.conf.broker_url, settings.CACHES['default']['LOCATION'])"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={**CLEAN, "DJANGO_SETTINGS_MODULE": "config.settings", **variables},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.split()
+
+
+def test_the_cache_has_a_redis_of_its_own_when_cache_url_names_one() -> None:
+    broker, cache = "redis://broker.internal:6379/0", "redis://cache.internal:6379/0"
+    secret = "x" * 50
+    database = "postgres://u:p@db.internal:5433/ohhell"
+    common = {"DEBUG": "0", "SECRET_KEY": secret, "DATABASE_URL": database, "REDIS_URL": broker}
+    assert _broker_and_cache(**common, CACHE_URL=cache) == [broker, cache]
+    assert _broker_and_cache(**common) == [broker, broker]
 
 
 def test_a_postgres_url_is_split_into_django_database_settings() -> None:

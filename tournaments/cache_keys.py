@@ -47,3 +47,9 @@ def sign_in_lockout_key(username: str) -> str:
 def bot_analytics_key(bot_id: int, variant_id: int) -> str:
     """Cache key holding a bot's analytics in one variant (tournaments/selectors/analytics.py)."""
     return f"ohhell:bot-analytics:{bot_id}:{variant_id}"
+
+
+def password_reset_mails_key(mailbox: str) -> str:
+    """Cache key counting the password-reset mails sent to a mailbox this hour
+    (tournaments/mailboxes.py)."""
+    return "ohhell:reset-mails:" + hashlib.sha256(mailbox.encode()).hexdigest()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import django_filters
 from django import forms
+from django.contrib.auth.models import AnonymousUser
+from django.db.models import QuerySet
 
 from tournaments.models import (
     Bot,
@@ -14,7 +16,9 @@ from tournaments.models import (
     TournamentFormat,
     TournamentStatus,
     Variant,
+    sees_bot_privately,
 )
+from tournaments.selectors.matches import ladder_in_play
 from tournaments.selectors.variants import MAX_ID
 
 
@@ -72,7 +76,7 @@ class MatchFilter(django_filters.FilterSet):
     tournament = IdFilter(field_name="tournament_id")
     variant = django_filters.CharFilter(field_name="variant__name", lookup_expr="iexact")
     status = django_filters.ChoiceFilter(choices=MatchStatus.choices)
-    bot = IdFilter(field_name="seats__bot_id", label="a bot that sat at the table")
+    bot = IdFilter(method="filter_bot", label="a bot that sat at the table")
     # As the answer's ``rated``: changed the public ratings (an unrated tournament's never do).
     rated = django_filters.BooleanFilter(
         field_name="rating_sequence", lookup_expr="isnull", exclude=True
@@ -81,3 +85,13 @@ class MatchFilter(django_filters.FilterSet):
     class Meta:
         model = Match
         fields = ["tournament", "variant", "status", "bot", "rated"]
+
+    def filter_bot(self, queryset: QuerySet[Match], name: str, value: int) -> QuerySet[Match]:
+        """The bot's matches; its ladder matches in play only to its owner and staff, as their
+        seats are shown (tournaments/selectors/matches.py, ``ladder_in_play``)."""
+        matches = queryset.filter(seats__bot_id=value)
+        owner_id = Bot.objects.filter(pk=value).values_list("owner_id", flat=True).first()
+        user = getattr(self.request, "user", AnonymousUser())
+        if owner_id is None or not sees_bot_privately(user, owner_id):
+            matches = matches.exclude(ladder_in_play())
+        return matches

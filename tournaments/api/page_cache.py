@@ -13,7 +13,6 @@ read, so a page read before a write commits never outlives the write's dropping 
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import secrets
 import threading
@@ -24,11 +23,11 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
-from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from tournaments.api.page_keys import is_decimal, is_flag, is_page_size, is_variant_ref, page_key
 from tournaments.cache_keys import history_generation_key, leaderboard_generation_key
 from tournaments.provisional import provisional_matches
 from tournaments.selectors.ratings import leaderboard_generation
@@ -42,10 +41,18 @@ LEADERBOARD_GENERATION_SECONDS = 5
 # cache).
 HISTORY_CACHE_SECONDS = 300
 HISTORY_GENERATION_SECONDS = 5
-# Pages are cached only for requests made of these parameters, so the links a cached page
-# carries (next, previous) are the ones any request with the same parameters gets.
-LEADERBOARD_PARAMETERS = frozenset({"variant", "include_provisional", "page", "page_size"})
-HISTORY_PARAMETERS = frozenset({"variant", "at", "page", "page_size"})
+# Pages are cached only for requests made of these parameters, each in its canonical form
+# (tournaments/api/page_keys.py), so the links a cached page carries (next, previous) are the
+# ones any request with the same parameters gets, and no client makes an entry per spelling. A
+# history page at a free-form instant (``at``) or of another size than the default is read
+# from the database every time: a bot's history is kept at most once per variant and page.
+LEADERBOARD_FORMS = {
+    "variant": is_variant_ref,
+    "include_provisional": is_flag,
+    "page": is_decimal,
+    "page_size": is_page_size,
+}
+HISTORY_FORMS = {"variant": is_variant_ref, "page": is_decimal}
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,21 +118,10 @@ class Lookup:
 
 def leaderboard_page_key(request: Request) -> str | None:
     """The cache key of the leaderboard page these parameters ask for (None: not cached)."""
-    params = request.query_params
-    if not settings.LEADERBOARD_CACHE_SECONDS or not set(params) <= LEADERBOARD_PARAMETERS:
+    if not settings.LEADERBOARD_CACHE_SECONDS:
         return None
-    if not isinstance(request.accepted_renderer, JSONRenderer):
-        return None
-    if len(params.get("variant", "")) > 64:
-        return None
-    parts = (
-        request.get_host(),
-        request.is_secure(),
-        request.accepted_media_type,
-        sorted(params.lists()),
-        provisional_matches(),
-    )
-    return "ohhell:leaderboard:" + hashlib.sha256(repr(parts).encode()).hexdigest()
+    scope = (provisional_matches(),)
+    return page_key(request, kind="leaderboard", scope=scope, forms=LEADERBOARD_FORMS)
 
 
 def leaderboard_lookup(request: Request, page_key: str) -> Lookup:
@@ -166,22 +162,8 @@ def _leaderboard_generation_key(request: Request) -> str:
 
 
 def history_page_key(request: Request, bot_id: int) -> str | None:
-    """The cache key of the history page these parameters ask for (None: not cached)."""
-    params = request.query_params
-    if not set(params) <= HISTORY_PARAMETERS:
-        return None
-    if not isinstance(request.accepted_renderer, JSONRenderer):
-        return None
-    if any(len(value) > 64 for value in params.values()):
-        return None
-    parts = (
-        bot_id,
-        request.get_host(),
-        request.is_secure(),
-        request.accepted_media_type,
-        sorted(params.lists()),
-    )
-    return "ohhell:history-page:" + hashlib.sha256(repr(parts).encode()).hexdigest()
+    """The cache key of the bot's history page these parameters ask for (None: not cached)."""
+    return page_key(request, kind="history-page", scope=(bot_id,), forms=HISTORY_FORMS)
 
 
 def history_lookup(page_key: str, bot_id: int) -> Lookup:

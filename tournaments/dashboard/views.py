@@ -39,7 +39,7 @@ from tournaments.selectors import dashboard as reads
 from tournaments.selectors.analytics import bot_analytics, played_variants
 from tournaments.selectors.bots import bot_health_checks
 from tournaments.selectors.ladders import ACTIVITY_WINDOW, ladders_activity
-from tournaments.selectors.matches import match_replay_id, match_seed_revealed
+from tournaments.selectors.matches import match_replay_id, match_seed_revealed, seat_hidden
 from tournaments.selectors.rank_intervals import rank_fit
 from tournaments.selectors.ratings import bot_ratings, leaderboard
 from tournaments.selectors.tournaments import (
@@ -345,6 +345,7 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     seats = list(match.seats.all())
     for seat in seats:
         seat.private = sees_bot_privately(request.user, seat.bot.owner_id)
+        seat.hidden = seat_hidden(match=match, owner_id=seat.bot.owner_id, user=request.user)
     replay_id = _replay_id(match)
     context = {
         "match": match,
@@ -352,7 +353,7 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
         "seats": seats,
         "has_replay": replay_id is not None,
         "fair": _fair_deal(match, replay_id),
-        "seat_names": [s.bot.name for s in seats],
+        "seat_names": [f"seat {s.seat + 1}" if s.hidden else s.bot.name for s in seats],
         "api_url": f"/api/matches/{match.pk}/",
         "replay_api_url": f"/api/matches/{match.pk}/replay/",
     }

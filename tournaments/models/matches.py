@@ -173,6 +173,7 @@ class MatchSeat(models.Model):
 
     # Not stored: set by the match page (tournaments/dashboard/views.py) on the seats it shows.
     private: bool
+    hidden: bool
 
     class Meta:
         ordering = ["match", "seat"]

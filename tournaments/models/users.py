@@ -3,13 +3,16 @@ confirmed email addresses, which the ladders ask of an account before seating it
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied
 from django.db import models
 from django.db.models import F, Q
-from django.db.models.functions import Lower
 from django.utils import timezone
+
+from tournaments.mailboxes import mailbox_key
 
 ORGANISERS_GROUP = "organisers"
 
@@ -38,8 +41,9 @@ class ConfirmedEmail(models.Model):
 
     The account counts as confirmed while its email is still this address
     (``email_confirmed_q``): changing the email anywhere (the pages, the API, the admin) leaves
-    it unconfirmed until the new address is confirmed. One address confirms one account at a
-    time, whatever its case: the unique index settles two confirmations racing for it.
+    it unconfirmed until the new address is confirmed. One mailbox confirms one account at a
+    time, however its address is written (``mailbox``, tournaments/mailboxes.py): the unique
+    index settles two confirmations racing for it.
     """
 
     user = models.OneToOneField(
@@ -49,15 +53,25 @@ class ConfirmedEmail(models.Model):
         related_name="confirmed_email",
     )
     email = models.EmailField(max_length=254)
+    # mailbox_key(email), kept by save(): what two spellings of one mailbox share.
+    mailbox = models.CharField(max_length=254)
     confirmed_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(Lower("email"), name="confirmed_email_one_account"),
+            models.UniqueConstraint(fields=["mailbox"], name="confirmed_email_one_mailbox"),
         ]
 
     def __str__(self) -> str:
         return f"confirmed email of user {self.user_id}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        """Save the row with the mailbox of its address."""
+        self.mailbox = mailbox_key(self.email)
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and "email" in update_fields:
+            kwargs["update_fields"] = {*update_fields, "mailbox"}
+        super().save(*args, **kwargs)
 
 
 def email_confirmed_q(path: str = "") -> Q:

@@ -35,7 +35,7 @@ from tournaments.models import (
     Variant,
 )
 from tournaments.provisional import is_provisional
-from tournaments.selectors.matches import matches_visible_to, public
+from tournaments.selectors.matches import ladder_in_play, matches_visible_to, public
 from tournaments.selectors.rank_intervals import rank_intervals_of
 from tournaments.selectors.tournaments import tournament_list
 
@@ -209,8 +209,13 @@ def bot_profile(*, bot_id: int) -> Bot | None:
 
 
 def bot_recent_matches(*, bot: Bot, limit: int = 15) -> list[Match]:
-    """The bot's latest public matches of any state, with every seat loaded."""
-    rows = Match.objects.filter(public(), seats__bot=bot).select_related("variant", "tournament")
+    """The bot's latest public matches of any state, with every seat loaded; a ladder match
+    once it is over (``ladder_in_play``)."""
+    rows = (
+        Match.objects.filter(public(), seats__bot=bot)
+        .exclude(ladder_in_play())
+        .select_related("variant", "tournament")
+    )
     return list(rows.prefetch_related(_seats_prefetch()).order_by("-created_at", "-pk")[:limit])
 
 
@@ -291,9 +296,13 @@ def bots_for_page() -> QuerySet[Bot]:
 def matches_for_page(
     *, bot_id: int | None = None, fault: str | None = None, variant: Variant | None = None
 ) -> QuerySet[Match]:
-    """Public matches newest first with their seats; only the bot's, only those where it had
-    ``fault``."""
-    rows = Match.objects.filter(public()).select_related("variant", "tournament")
+    """Public matches newest first with their seats (a ladder match once it is over:
+    ``ladder_in_play``); only the bot's, only those where it had ``fault``."""
+    rows = (
+        Match.objects.filter(public())
+        .exclude(ladder_in_play())
+        .select_related("variant", "tournament")
+    )
     if bot_id is not None:
         rows = rows.filter(seats__bot_id=bot_id)
         if fault:

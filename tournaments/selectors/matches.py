@@ -7,7 +7,14 @@ from typing import Any
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 
-from tournaments.models import Match, MatchSeat, MatchStatus, Replay, Tournament
+from tournaments.models import (
+    Match,
+    MatchSeat,
+    MatchStatus,
+    Replay,
+    Tournament,
+    sees_bot_privately,
+)
 
 # A match's deal is over once it was played or will never be; a failed match may be retried.
 DEALT_OUT = (MatchStatus.FINISHED, MatchStatus.CANCELLED)
@@ -18,6 +25,26 @@ def public(path: str = "") -> Q:
     that owner and staff only). ``path`` leads from the rows filtered to their match (empty:
     they are matches). Every public list, count and statistic of matches filters with it."""
     return Q(**{f"{path}scrimmage__isnull": True})
+
+
+def ladder_in_play(path: str = "") -> Q:
+    """Ladder matches not yet over (queued, running, or failed and open to a late outcome).
+
+    Who sits at them is shown only to each seat's owner (their own seat) and to staff: the
+    public pages list them once they are over, and the API blanks the other seats' bots
+    (``seat_hidden``), so a bot learns nothing of its table-mates from the ``match_id`` it is
+    sent, and a pair cannot find each other's tables while they play. ``path`` as for
+    ``public``."""
+    return Q(**{f"{path}ladder__isnull": False}) & ~Q(**{f"{path}status__in": DEALT_OUT})
+
+
+def seat_hidden(*, match: Match, owner_id: int, user: User | AnonymousUser) -> bool:
+    """Whether ``user`` may not see which bot sits at a seat of ``match`` whose bot belongs to
+    ``owner_id``: a ladder match in play (``ladder_in_play``), unless it is the user's own bot
+    or the user is staff."""
+    if match.ladder_id is None or match.status in DEALT_OUT:
+        return False
+    return not sees_bot_privately(user, owner_id)
 
 
 def matches_visible_to(user: User | AnonymousUser) -> Q:

@@ -8,18 +8,23 @@ working at once, and the token endpoint issues a new one to whoever signs in wit
 An account confirms its email address by following a link mailed to it (a worker sends it): the
 link carries the account and the address, signed with SECRET_KEY (django.core.signing), and
 works for ``EMAIL_CONFIRMATION_SECONDS``. It confirms only the address the account still has,
-and one address confirms one account at a time (``ConfirmedEmail``). The ladders seat the bots
+and one mailbox, however its address is written, confirms one account at a time
+(``ConfirmedEmail``, tournaments/mailboxes.py). The ladders seat the bots
 of confirmed accounts only (tournaments/services/ladders.py).
 """
 
 from __future__ import annotations
 
+import logging
+
 from django.conf import settings
 from django.contrib.auth import get_user_model, password_validation
 from django.contrib.auth.forms import PasswordResetForm
 from django.contrib.auth.models import User
+from django.contrib.auth.tokens import default_token_generator
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core import signing
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
 from django.core.validators import validate_email
@@ -28,11 +33,15 @@ from django.db.models import F
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_encode
 from rest_framework.authtoken.models import Token
 
 from tournaments import dispatch
+from tournaments.cache_keys import password_reset_mails_key
 from tournaments.dispatch import Task
 from tournaments.errors import ApplicationError, ConflictError
+from tournaments.mailboxes import mailbox_key
 from tournaments.models import Bot, ConfirmedEmail, UsernameKey, is_email_confirmed
 from tournaments.services.shares import shares_seat
 from tournaments.usernames import mixes_scripts, normalised, username_key
@@ -42,6 +51,10 @@ USERNAME_MAX_LENGTH = 150
 USERNAME_VALIDATOR = UnicodeUsernameValidator(message="Use letters, digits and @ . + - _ only.")
 CONFIRMATION_SALT = "tournaments.email-confirmation"
 ASK_AGAIN = "ask for a new one on your account page"
+# The window PASSWORD_RESET_MAILS_PER_HOUR counts reset mails to one mailbox in.
+RESET_MAIL_WINDOW_SECONDS = 3600
+
+logger = logging.getLogger(__name__)
 
 
 def _clean_username(username: str) -> str:
@@ -187,9 +200,11 @@ def user_send_email_confirmation(*, user_id: int, domain: str, protocol: str) ->
 
 
 def _confirm(user: User) -> None:
-    """Record the user's current address confirmed; 409 when it confirms another account."""
-    # An address whose account has moved on to another one is free again.
-    ConfirmedEmail.objects.filter(email__iexact=user.email).exclude(user__email=F("email")).delete()
+    """Record the user's current address confirmed; 409 when its mailbox, however written,
+    confirms another account (tournaments/mailboxes.py)."""
+    # A mailbox whose account has moved on to another address is free again.
+    mailbox = mailbox_key(user.email)
+    ConfirmedEmail.objects.filter(mailbox=mailbox).exclude(user__email=F("email")).delete()
     try:
         with transaction.atomic():
             ConfirmedEmail.objects.update_or_create(
@@ -197,7 +212,8 @@ def _confirm(user: User) -> None:
             )
     except IntegrityError:
         raise ConflictError(
-            "That address confirms another account already: one address confirms one account.",
+            "That mailbox confirms another account already, under this or another spelling of "
+            "its address: one mailbox confirms one account.",
             field="email",
         ) from None
     shares_seat(Bot.objects.filter(owner=user, ladder_opt_in=True).values_list("pk", flat=True))
@@ -323,14 +339,52 @@ def user_request_password_reset(*, email: str, domain: str, use_https: bool) -> 
 
 
 def user_send_password_reset(*, email: str, domain: str, protocol: str) -> None:
-    """Mail a reset link to each active account of ``email`` that has a password."""
+    """Mail one message naming each active account of ``email`` that has a password, with a
+    reset link for each; nothing once the mailbox was sent PASSWORD_RESET_MAILS_PER_HOUR
+    this hour, however many clients ask (each is also throttled by its address)."""
     form = PasswordResetForm({"email": email})
     if not form.is_valid():
         return
-    form.save(
-        domain_override=domain,
-        use_https=protocol == "https",
-        subject_template_name="dashboard/password_reset_subject.txt",
-        email_template_name="dashboard/password_reset_email.txt",
-        from_email=settings.DEFAULT_FROM_EMAIL,
+    accounts = sorted(form.get_users(form.cleaned_data["email"]), key=lambda user: user.pk)
+    if not accounts or not _count_reset_mail(mailbox_key(email)):
+        return
+    context = {
+        "domain": domain,
+        "protocol": protocol,
+        "accounts": [
+            {
+                "user": user,
+                "uid": urlsafe_base64_encode(force_bytes(user.pk)),
+                "token": default_token_generator.make_token(user),
+            }
+            for user in accounts
+        ],
+    }
+    subject = render_to_string("dashboard/password_reset_subject.txt", context)
+    # To the address the accounts have, never the one asked with: the two compare equal
+    # without case, but only the stored one is known to reach the accounts' reader.
+    send_mail(
+        " ".join(subject.split()),
+        render_to_string("dashboard/password_reset_email.txt", context),
+        settings.DEFAULT_FROM_EMAIL,
+        [accounts[0].email],
     )
+
+
+def _count_reset_mail(mailbox: str) -> bool:
+    """Count one reset mail to the mailbox; tell whether it is within the hour's bound. While
+    the cache cannot be reached the mail goes (logged), as the throttles let requests through."""
+    key = password_reset_mails_key(mailbox)
+    try:
+        cache.add(key, 0, timeout=RESET_MAIL_WINDOW_SECONDS)
+        sent = cache.incr(key)
+    except ValueError:  # the count expired between the two calls: a new hour
+        cache.set(key, 1, timeout=RESET_MAIL_WINDOW_SECONDS)
+        sent = 1
+    except Exception:  # any backend's failure
+        logger.warning("password reset mail not counted, the cache is unreachable")
+        return True
+    if sent > settings.PASSWORD_RESET_MAILS_PER_HOUR:
+        logger.info("password reset mail not sent: the mailbox had its %s this hour", sent - 1)
+        return False
+    return True

@@ -13,7 +13,7 @@ from django.core import mail
 from rest_framework.test import APIClient
 
 from tests.support.users import PASSWORD, client_for, make_confirmed_user, make_user
-from tournaments.models import Bot, BotStatus, Match, MatchSeat, MatchStatus
+from tournaments.models import Bot, BotStatus, ConfirmedEmail, Match, MatchSeat, MatchStatus
 from tournaments.services.ladders import ladder_ensure_default, ladders_top_up
 
 pytestmark = pytest.mark.django_db
@@ -198,6 +198,53 @@ def test_one_address_confirms_one_account_until_that_account_moves_on(mailing) -
     first.save(update_fields=["email"])
     assert confirm(key_mailed_to("SHARED@example.org")).status_code == 200
     assert me(second)["email_confirmed"] is True
+
+
+@pytest.mark.parametrize(
+    ("first", "others"),
+    [
+        (
+            "mbox@example.org",
+            [
+                "mbox+a@example.org",
+                "mbox+b@example.org",
+                "MBOX+c@example.org",
+                '"mbox"@example.org',
+            ],
+        ),
+        ("mbox@gmail.com", ["m.box@gmail.com", "M.Box+z@googlemail.com", "MBox@GoogleMail.COM"]),
+    ],
+    ids=["sub-addresses-case-and-quotes", "dots-at-gmail"],
+)
+def test_one_mailbox_confirms_one_account_however_its_address_is_written(
+    mailing, first, others
+) -> None:
+    """Every spelling signs up and gets its link; only the first mailbox's link confirms."""
+    for n, address in enumerate([first, *others]):
+        body = {"username": f"sybil{n}", "password": GOOD_PASSWORD, "email": address}
+        signed_up = mailing(
+            lambda body=body: APIClient().post("/api/auth/signup/", body, format="json")
+        )
+        assert signed_up.status_code == 201, signed_up.content
+    assert confirm(key_mailed_to(first)).status_code == 200
+    for n, address in enumerate(others, start=1):
+        refused = confirm(key_mailed_to(User.objects.get(username=f"sybil{n}").email))
+        assert refused.status_code == 409, address
+        assert "mailbox" in str(error_of(refused)["detail"]["email"])
+        assert me(User.objects.get(username=f"sybil{n}"))["email_confirmed"] is False
+    assert ConfirmedEmail.objects.count() == 1
+
+
+def test_another_spelling_of_a_mailbox_moved_on_from_confirms_the_new_account(mailing) -> None:
+    first = make_confirmed_user("first", email="m.box+old@gmail.com")
+    second = make_user("second", email="mbox@gmail.com")
+    mailing(lambda: client_for(second).post("/api/auth/email/resend/"))
+    assert confirm(key_mailed_to("mbox@gmail.com")).status_code == 409
+    first.email = "first-new@example.org"
+    first.save(update_fields=["email"])
+    mailing(lambda: client_for(second).post("/api/auth/email/resend/"))
+    assert confirm(key_mailed_to("mbox@gmail.com")).status_code == 200
+    assert ConfirmedEmail.objects.get().user == second
 
 
 def test_mails_are_throttled_per_account_and_per_client_address(mailing) -> None:

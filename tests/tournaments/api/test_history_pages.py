@@ -4,8 +4,13 @@ it."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
+import redis
 from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from tests.support.api import error_of
@@ -43,16 +48,53 @@ def rated(make_bot, owner, oh_hell, django_capture_on_commit_callbacks):
 def test_a_page_read_twice_is_served_the_second_time_without_a_query(
     anonymous_client, rated, django_assert_num_queries
 ) -> None:
-    first = anonymous_client.get(_history(rated[0].pk, "&page_size=1"))
+    first = anonymous_client.get(_history(rated[0].pk))
     assert first.status_code == 200 and first.json()["count"] == 2
     with django_assert_num_queries(0):
-        again = anonymous_client.get(_history(rated[0].pk, "&page_size=1"))
+        again = anonymous_client.get(_history(rated[0].pk))
     assert again.content == first.content and again["Content-Type"] == "application/json"
-    # Another page, another bot: each read from the database, not from another's entry.
-    second = anonymous_client.get(_history(rated[0].pk, "&page_size=1&page=2")).json()
-    other = anonymous_client.get(_history(rated[1].pk, "&page_size=1")).json()
-    assert second["results"] != first.json()["results"]
+    # Another bot: read from the database, not from another's entry.
+    other = anonymous_client.get(_history(rated[1].pk)).json()
     assert other["results"][0]["mu_after"] != first.json()["results"][0]["mu_after"]
+
+
+@pytest.mark.parametrize(
+    "params",
+    ["&page_size=1", "&page=01", "&at=2030-01-01T00:00:00Z", "&page=1&page=1"],
+    ids=["a-page-size", "a-page-spelt-otherwise", "an-instant", "a-parameter-twice"],
+)
+def test_a_page_asked_for_in_a_free_form_is_read_from_the_database_each_time(
+    anonymous_client, rated, params
+) -> None:
+    first = anonymous_client.get(_history(rated[0].pk, params))
+    assert first.status_code == 200
+    with CaptureQueriesContext(connection) as queries:
+        again = anonymous_client.get(_history(rated[0].pk, params))
+    assert again.content == first.content and len(queries) >= 1
+
+
+def test_reads_at_a_thousand_distinct_instants_leave_a_constant_number_of_cache_entries(
+    anonymous_client, rated, settings, private_redis
+) -> None:
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": private_redis.url,
+        }
+    }
+    server = redis.Redis.from_url(private_redis.url)
+    anonymous_client.get(_history(rated[0].pk))  # the canonical page, and its generation
+    kept: int = server.dbsize()  # type: ignore[assignment]  # the blocking client's answer
+    assert kept >= 1
+    start = datetime(2030, 1, 1, tzinfo=UTC)
+    for second in range(1000):
+        at = (start + timedelta(seconds=second)).isoformat().replace("+00:00", "Z")
+        assert anonymous_client.get(_history(rated[0].pk, f"&at={at}")).status_code == 200
+    # Nor do the leaderboard's other spellings of its first page.
+    for query in ("variant=oh-hell&page=01", "variant=OH-HELL", "variant=oh-hell&page=0001"):
+        assert anonymous_client.get(f"/api/leaderboard/?{query}").status_code == 200
+    left: int = server.dbsize()  # type: ignore[assignment]
+    assert left <= kept  # the generation may have expired meanwhile
 
 
 def test_a_rating_write_of_the_bot_shows_in_its_history_at_once(

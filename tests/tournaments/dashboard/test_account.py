@@ -186,6 +186,31 @@ def test_a_reset_of_an_account_without_a_usable_password_or_inactive_sends_nothi
     assert mail.outbox == []
 
 
+def test_many_reset_requests_for_one_mailbox_send_at_most_the_hours_bound(
+    owner, settings, ask_for_reset
+) -> None:
+    """Clients at many addresses, each within its throttle, ask again and again for an address
+    two accounts share (in two spellings of one mailbox too): one mail a request, naming both
+    accounts, and no more than PASSWORD_RESET_MAILS_PER_HOUR in all."""
+    User.objects.create_user("twin", email="OWNER@example.org", password=PASSWORD)
+    settings.PASSWORD_RESET_MAILS_PER_HOUR = 3
+    for n in range(12):
+        client = Client(REMOTE_ADDR=f"198.51.100.{n % 4 + 1}")
+        address = "owner@example.org" if n % 2 else "Owner@Example.org"
+        assert ask_for_reset(client, address).status_code == 302
+    assert len(mail.outbox) == 3
+    for message in mail.outbox:
+        assert message.to == ["owner@example.org"]
+        body = str(message.body)
+        assert len(LINK.findall(body)) == 2 and '"owner"' in body and '"twin"' in body
+
+
+def test_a_reset_mail_names_the_one_account_it_is_for(client, owner, ask_for_reset) -> None:
+    ask_for_reset(client, "owner@example.org")
+    (message,) = mail.outbox
+    assert len(LINK.findall(str(message.body))) == 1 and '"owner"' in str(message.body)
+
+
 def test_reset_requests_are_throttled(client, owner, monkeypatch, ask_for_reset) -> None:
     monkeypatch.setattr(WriteRateThrottle, "THROTTLE_RATES", {"auth": "2/minute", "writes": "9/m"})
     codes = [ask_for_reset(client, "owner@example.org").status_code for _ in range(3)]

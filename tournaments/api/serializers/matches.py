@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth.models import AnonymousUser
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -16,14 +17,18 @@ from tournaments.models import (
     sees_bot_privately,
     sees_platform_errors,
 )
-from tournaments.selectors.matches import match_seed_revealed
+from tournaments.selectors.matches import match_seed_revealed, seat_hidden
 
 
 class SeatOutput(serializers.ModelSerializer):
     """A seat in a match list: who sat there and how it went."""
 
-    bot = serializers.IntegerField(source="bot_id")
-    bot_name = serializers.CharField(source="bot.name")
+    bot = serializers.IntegerField(
+        source="bot_id",
+        allow_null=True,
+        help_text="null while a ladder match is in play, but to the bot's owner and staff",
+    )
+    bot_name = serializers.CharField(source="bot.name", allow_null=True)
 
     class Meta:
         model = MatchSeat
@@ -97,6 +102,17 @@ class MatchOutput(serializers.ModelSerializer):
     @extend_schema_field(serializers.IntegerField(allow_null=True))
     def get_seed(self, match: Match) -> int | None:
         return match.seed if match_seed_revealed(match) else None
+
+    def to_representation(self, instance: Match) -> dict[str, Any]:
+        """The match, with the seats the asker may not see blanked (``seat_hidden``)."""
+        data = super().to_representation(instance)
+        request = self.context.get("request")
+        user = request.user if request is not None else AnonymousUser()
+        owners = {seat.seat: seat.bot.owner_id for seat in instance.seats.all()}
+        for seat in data["seats"]:
+            if seat_hidden(match=instance, owner_id=owners[seat["seat"]], user=user):
+                seat["bot"] = seat["bot_name"] = None
+        return data
 
     def get_rated(self, match: Match) -> bool:
         return match.rating_sequence is not None
