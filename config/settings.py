@@ -361,6 +361,15 @@ TOURNAMENT_MATCHES_IN_FLIGHT = env_int("TOURNAMENT_MATCHES_IN_FLIGHT", 64, minim
 # too), and in one scrimmage.
 SCRIMMAGE_MATCHES_PER_DAY = env_int("SCRIMMAGE_MATCHES_PER_DAY", 50, minimum=0, maximum=100000)
 SCRIMMAGE_MAX_MATCHES = env_int("SCRIMMAGE_MAX_MATCHES", 10, minimum=1, maximum=1000)
+# An account's scrimmage matches playing at once, so one account's slow matches never hold the
+# lane; one with a match playing yields its second place while an account with less lane time
+# in the last SCRIMMAGE_SHARE_WINDOW_SECONDS waits (tournaments/services/scrimmage_lane.py).
+SCRIMMAGE_OWNER_MATCHES_IN_FLIGHT = env_int(
+    "SCRIMMAGE_OWNER_MATCHES_IN_FLIGHT", 2, minimum=1, maximum=100
+)
+SCRIMMAGE_SHARE_WINDOW_SECONDS = env_int(
+    "SCRIMMAGE_SHARE_WINDOW_SECONDS", 3600, minimum=60, maximum=7 * 86400
+)
 
 # How often beat sweeps and reconciles: gives back matches of dead workers, re-sends lost ones,
 # starts due tournaments, moves on tournaments a lost message left behind. Ratings of matches

@@ -1,10 +1,12 @@
-"""Scrimmage endpoints: an owner asks for unrated matches of their bot, lists and follows them."""
+"""Scrimmage endpoints: an owner asks for unrated matches of their bot, lists, follows and
+cancels them."""
 
 from __future__ import annotations
 
 from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions, mixins, status, viewsets
+from rest_framework.decorators import action
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -17,7 +19,7 @@ from tournaments.api.serializers.scrimmages import (
 )
 from tournaments.models import Scrimmage, signed_in
 from tournaments.selectors.scrimmages import scrimmage_visible, scrimmages_of
-from tournaments.services.scrimmages import ScrimmageRequest, scrimmage_create
+from tournaments.services.scrimmages import ScrimmageRequest, scrimmage_cancel, scrimmage_create
 
 
 class ScrimmageViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
@@ -77,3 +79,22 @@ class ScrimmageViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
             status=status.HTTP_202_ACCEPTED,
             headers={"Location": location},
         )
+
+    @extend_schema(
+        request=None,
+        responses={
+            200: ScrimmageDetailOutput,
+            404: OpenApiResponse(description="not a scrimmage of yours"),
+            409: OpenApiResponse(description="every match has ended, or it is cancelled already"),
+        },
+    )
+    @action(detail=True, methods=["post"])
+    def cancel(self, request: Request, pk: str | None = None) -> Response:
+        """Cancel one of your scrimmages: its queued matches are never played and a running one
+        is cut where it waits. 409 once every match has ended."""
+        scrimmage = scrimmage_visible(user=request.user, scrimmage_id=int(pk or 0))
+        if scrimmage is None:
+            raise exceptions.NotFound(f"You have no scrimmage {pk}.")
+        scrimmage_cancel(scrimmage=scrimmage, by=signed_in(request.user))
+        fresh = scrimmage_visible(user=request.user, scrimmage_id=scrimmage.pk)
+        return Response(ScrimmageDetailOutput(fresh, context=self.get_serializer_context()).data)

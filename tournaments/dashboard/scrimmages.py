@@ -1,5 +1,5 @@
 """Scrimmages from a bot's pages: letting other owners choose the bot, asking for a practice
-scrimmage, and following one on its own page."""
+scrimmage, following one on its own page, and cancelling it."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -15,7 +16,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from tournaments.dashboard.author_pages import mine, over_write_limit, owned_bot, submitted
 from tournaments.dashboard.forms import PracticeForm, ScrimmageAcceptForm
-from tournaments.errors import QuotaExceededError
+from tournaments.errors import ApplicationError, QuotaExceededError
 from tournaments.models import Bot, Match, ReferencePlayer, Scrimmage, Variant, signed_in
 from tournaments.selectors.matches import seed_revealed
 from tournaments.selectors.scrimmages import (
@@ -25,7 +26,7 @@ from tournaments.selectors.scrimmages import (
     scrimmage_visible,
 )
 from tournaments.services.bots import bot_update
-from tournaments.services.scrimmages import ScrimmageRequest, scrimmage_create
+from tournaments.services.scrimmages import ScrimmageRequest, scrimmage_cancel, scrimmage_create
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,10 @@ class ScrimmageMatchRow:
 def scrimmage_row_status(scrimmage: Any) -> str:
     """The status of a scrimmage read with its progress counts (``scrimmages_of``)."""
     return scrimmage_status(
-        match_count=scrimmage.match_count, ended=scrimmage.ended, started=scrimmage.started
+        match_count=scrimmage.match_count,
+        ended=scrimmage.ended,
+        started=scrimmage.started,
+        cancelled=scrimmage.cancelled_at is not None,
     )
 
 
@@ -143,9 +147,26 @@ def my_scrimmage(request: HttpRequest, scrimmage_id: int) -> HttpResponse:
     context = {
         "scrimmage": scrimmage,
         "status": status,
-        "live": status != "finished",
+        "live": status not in ("finished", "cancelled"),
         "matches": matches,
         "opponents": [entry.bot for entry in scrimmage.opponent_entries.all()],
         "api_url": f"/api/scrimmages/{scrimmage.pk}/",
     }
     return render(request, "dashboard/my_scrimmage.html", context)
+
+
+@never_cache
+@mine
+@require_POST
+def my_scrimmage_cancel(request: HttpRequest, scrimmage_id: int) -> HttpResponse:
+    """Cancel one of the user's scrimmages and show its page again, saying what came of it."""
+    scrimmage = scrimmage_visible(user=request.user, scrimmage_id=scrimmage_id)
+    if scrimmage is None:
+        raise Http404(f"You have no scrimmage {scrimmage_id}.")
+    try:
+        scrimmage_cancel(scrimmage=scrimmage, by=signed_in(request.user))
+    except ApplicationError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, "Cancelled: its matches not yet ended will not be played.")
+    return redirect("dashboard:my-scrimmage", scrimmage_id=scrimmage_id)

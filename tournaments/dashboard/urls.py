@@ -51,6 +51,11 @@ urlpatterns = [
         "my/bots/<int:bot_id>/scrimmages/", scrimmages.my_bot_scrimmages, name="my-bot-scrimmages"
     ),
     path("my/scrimmages/<int:scrimmage_id>/", scrimmages.my_scrimmage, name="my-scrimmage"),
+    path(
+        "my/scrimmages/<int:scrimmage_id>/cancel/",
+        scrimmages.my_scrimmage_cancel,
+        name="my-scrimmage-cancel",
+    ),
     path("write-a-bot/", write_a_bot.write_bot, name="write-bot"),
     path("write-a-bot/rules/", write_a_bot.rules, name="rules"),
     path("write-a-bot/starter_bot.py", write_a_bot.starter_bot, name="starter-bot"),

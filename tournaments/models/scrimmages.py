@@ -25,6 +25,7 @@ class ScrimmageStatus(models.TextChoices):
     QUEUED = "queued", "queued"
     RUNNING = "running", "running"
     FINISHED = "finished", "finished"
+    CANCELLED = "cancelled", "cancelled"
 
 
 class Scrimmage(models.Model):
@@ -47,6 +48,11 @@ class Scrimmage(models.Model):
     # Each seat's time bank in every match of the scrimmage (arena/timebank.py); 0 for none.
     time_bank_ms = models.PositiveIntegerField(default=DEFAULT_TIME_BANK_MS)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Set when the scrimmage was cancelled, by its owner or because one of its bots may no
+    # longer be played (tournaments/services/scrimmage_lane.py); its matches not yet ended were
+    # cancelled with it, and the reason says why.
+    cancelled_at = models.DateTimeField(null=True, blank=True)
+    cancel_reason = models.CharField(max_length=300, blank=True, default="")
     opponents: models.ManyToManyField[Bot, ScrimmageOpponent] = models.ManyToManyField(
         "Bot", through="ScrimmageOpponent", related_name="scrimmages_faced"
     )

@@ -32,8 +32,13 @@ def _with_progress(rows: QuerySet[Scrimmage]) -> QuerySet[Scrimmage]:
     )
 
 
-def scrimmage_status(*, match_count: int, ended: int, started: int) -> ScrimmageStatus:
-    """Queued until a match starts, running until every match has ended, then finished."""
+def scrimmage_status(
+    *, match_count: int, ended: int, started: int, cancelled: bool = False
+) -> ScrimmageStatus:
+    """Queued until a match starts, running until every match has ended, then finished; or
+    cancelled, by its owner or because one of its bots could no longer be played."""
+    if cancelled:
+        return ScrimmageStatus.CANCELLED
     if ended >= match_count:
         return ScrimmageStatus.FINISHED
     return ScrimmageStatus.RUNNING if started or ended else ScrimmageStatus.QUEUED

@@ -41,6 +41,7 @@ from tournaments.models import (
     VoidReason,
 )
 from tournaments.seeds import deal_seed, new_seed
+from tournaments.services.scrimmage_lane import Admission, scrimmage_admit, scrimmage_send_next
 
 # A played outcome is still written into a match in these states (first writer wins); an
 # attempt whose match has left them stops playing (``match_heartbeat``).
@@ -87,8 +88,14 @@ def claimable() -> QuerySet[Match]:
     )
 
 
+@transaction.atomic
 def match_claim(*, match_id: int, token: str) -> bool:
-    """Claim a queued match for this attempt; False when it is not (or no longer) claimable."""
+    """Claim a queued match for this attempt; False when it is not (or no longer) claimable.
+
+    A scrimmage match is first put to the scrimmage lane (``scrimmage_admit``): consent and
+    playability are read again, and the asking account's share is kept."""
+    if scrimmage_admit(match_id=match_id) is not Admission.PLAY:
+        return False
     now = timezone.now()
     claimed = (
         claimable()
@@ -145,6 +152,8 @@ def after_finish(match: Match) -> None:
         if match.duplicate_group:
             _send_next_rotation(match, match.ladder_id)
         dispatch.send(Task.TOP_UP_LADDERS)
+    if match.scrimmage_id is not None:
+        scrimmage_send_next(scrimmage_id=match.scrimmage_id)
 
 
 def _send_next_rotation(match: Match, ladder_id: int) -> None:

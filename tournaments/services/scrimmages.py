@@ -4,7 +4,10 @@ Opponents are the reference players (each one house bot, ``reference_bot``, play
 by the worker), the owner's other bots, and other owners' bots whose owners accept scrimmages
 (``Bot.accepts_scrimmages``). The matches are queued on the scrimmage queue at once
 (``match_create``), so the web tier never waits on a bot. An account asks for at most
-``SCRIMMAGE_MATCHES_PER_DAY`` matches in a UTC day (``QuotaExceededError``, a 429).
+``SCRIMMAGE_MATCHES_PER_DAY`` matches in a UTC day (``QuotaExceededError``, a 429), and only
+once its email address is confirmed, as for the ladders. What made the scrimmage allowed is read
+again as each match is claimed (tournaments/services/scrimmage_lane.py), and its owner may cancel
+it (``scrimmage_cancel``).
 """
 
 from __future__ import annotations
@@ -23,17 +26,25 @@ from django.utils import timezone
 from arena.timebank import DEFAULT_TIME_BANK_MS, MAX_TIME_BANK_MS
 from engine.dealing import MAX_SEED
 from engine.errors import InvalidVariantError
-from tournaments.errors import ApplicationError, QuotaExceededError
+from tournaments.errors import (
+    ApplicationError,
+    ConflictError,
+    PermissionDeniedError,
+    QuotaExceededError,
+)
 from tournaments.models import (
     Bot,
     BotStatus,
+    MatchStatus,
     ReferencePlayer,
     Scrimmage,
     ScrimmageOpponent,
     Variant,
+    is_email_confirmed,
 )
 from tournaments.seeds import new_seed, scrimmage_deal_seed
 from tournaments.services.matches import match_create
+from tournaments.services.scrimmage_lane import scrimmage_cancel_open
 
 # The account that owns the reference players' house bots. Its name has a space, which no
 # sign-up accepts (``USERNAME_VALIDATOR`` in tournaments/services/users.py), so no person can
@@ -81,6 +92,12 @@ class ScrimmageRequest:
     seed: int | None = None
     time_limit_ms: int | None = None
     time_bank_ms: int = DEFAULT_TIME_BANK_MS
+
+
+CONFIRM_EMAIL = (
+    "Confirm your email address first: scrimmages, like the ladders, are played only by accounts "
+    "that confirmed theirs (the link is mailed when you sign up or change it)."
+)
 
 
 def _own_bot(owner: User, bot_id: int) -> Bot:
@@ -195,6 +212,8 @@ def scrimmage_create(*, owner: User, request: ScrimmageRequest) -> Scrimmage:
     Match ``i`` seats the owner's bot and its opponents rotated by ``i`` places, so the bot
     plays from every seat in turn.
     """
+    if not is_email_confirmed(owner):
+        raise PermissionDeniedError(CONFIRM_EMAIL)
     _check_series(request)
     bot = _own_bot(owner, request.bot_id)
     opponents = _opponents(owner, bot, list(request.opponent_ids))
@@ -238,3 +257,21 @@ def scrimmage_create(*, owner: User, request: ScrimmageRequest) -> Scrimmage:
                 round=number,
             )
     return scrimmage
+
+
+@transaction.atomic
+def scrimmage_cancel(*, scrimmage: Scrimmage, by: User) -> Scrimmage:
+    """Cancel a scrimmage its owner (or staff) asked for: its matches not yet ended are
+    cancelled, a running one cut where it waits. One whose matches have all ended is refused
+    with ``ConflictError``."""
+    locked = Scrimmage.objects.select_for_update().get(pk=scrimmage.pk)
+    if locked.owner_id != by.pk and not by.is_staff:
+        raise PermissionDeniedError("Only its owner may cancel a scrimmage.")
+    if locked.cancelled_at is not None:
+        raise ConflictError(f"Scrimmage {locked.pk} is cancelled already.")
+    if not locked.matches.filter(status__in=(MatchStatus.QUEUED, MatchStatus.RUNNING)).exists():
+        raise ConflictError(f"Scrimmage {locked.pk} has finished: every match has ended.")
+    who = "its owner" if locked.owner_id == by.pk else "staff"
+    scrimmage_cancel_open(scrimmage_id=locked.pk, reason=f"cancelled by {who}")
+    locked.refresh_from_db()
+    return locked

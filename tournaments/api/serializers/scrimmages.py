@@ -71,7 +71,7 @@ class ScrimmageOutput(serializers.ModelSerializer):
     """A scrimmage as its owner (and staff) see it; nobody else sees it at all."""
 
     url = serializers.SerializerMethodField()
-    status = serializers.SerializerMethodField(help_text="queued, running or finished")
+    status = serializers.SerializerMethodField(help_text="queued, running, finished or cancelled")
     bot = ScrimmageBotOutput()
     opponents = serializers.SerializerMethodField()
     variant = serializers.CharField(source="variant.name")
@@ -80,7 +80,13 @@ class ScrimmageOutput(serializers.ModelSerializer):
 
     class Meta:
         model = Scrimmage
-        extra_kwargs = {"time_bank_ms": {"help_text": TIME_BANK_HELP}}
+        extra_kwargs = {
+            "time_bank_ms": {"help_text": TIME_BANK_HELP},
+            "cancelled_at": {"help_text": "when it was cancelled; null unless it was"},
+            "cancel_reason": {
+                "help_text": "why: by its owner, or which bot could no longer be played"
+            },
+        }
         fields = [
             "id",
             "url",
@@ -95,6 +101,8 @@ class ScrimmageOutput(serializers.ModelSerializer):
             "time_bank_ms",
             "created_at",
             "finished_at",
+            "cancelled_at",
+            "cancel_reason",
         ]
 
     def get_url(self, scrimmage: Scrimmage) -> str:
@@ -103,7 +111,10 @@ class ScrimmageOutput(serializers.ModelSerializer):
 
     def get_status(self, scrimmage: Any) -> str:
         return scrimmage_status(
-            match_count=scrimmage.match_count, ended=scrimmage.ended, started=scrimmage.started
+            match_count=scrimmage.match_count,
+            ended=scrimmage.ended,
+            started=scrimmage.started,
+            cancelled=scrimmage.cancelled_at is not None,
         )
 
     @extend_schema_field(ScrimmageBotOutput(many=True))
