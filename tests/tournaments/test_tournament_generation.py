@@ -5,11 +5,13 @@ matches, so a cancelled one leaves few messages in front of other tournaments' m
 
 from __future__ import annotations
 
+import importlib
 import signal
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.db import connection, transaction
@@ -222,3 +224,49 @@ def test_a_tournament_sends_a_window_of_its_matches_and_more_as_they_end(
     tournament_cancel(tournament=cup)
     assert cup.matches.filter(status=MatchStatus.QUEUED).count() == 0
     assert cup.matches.filter(status=MatchStatus.CANCELLED).count() == 11
+
+
+@needs_postgres_and_redis
+@pytest.mark.django_db(transaction=True)
+def test_the_largest_round_robin_plays_its_first_match_while_later_fixtures_are_being_made(
+    organiser, organiser_client, oh_hell, owner, monkeypatch
+):
+    # Count the rounds grouped so far (the costly part of making a round robin's fixtures).
+    grouping = importlib.import_module("tournaments.formats.round_robin")
+    grouped: list[int] = []
+    real = grouping._best_grouping
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        grouped.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(grouping, "_best_grouping", counting)
+    bots = _entered_bots(owner, 200)
+    cup = draft_round_robin(organiser, oh_hell, bots, name="largest", rounds=1000)
+    assert organiser_client.post(f"/api/tournaments/{cup.pk}/start/").status_code == 202
+    outcome: list[str] = []
+
+    def generate() -> None:
+        try:
+            outcome.append(tournament_generate(tournament_id=cup.pk))
+        finally:
+            connection.close()
+
+    maker = threading.Thread(target=generate)
+    maker.start()
+    try:
+        wait_for(lambda: cup.matches.filter(unsent=False).exists(), 300, "a first match sent")
+        first = cup.matches.filter(unsent=False).earliest("pk")
+        assert match_claim(match_id=first.pk, token=claim_token())
+        assert len(grouped) < 100  # of its 1,000 rounds
+        # Claimed, while the tournament is still starting and most fixtures are still to come.
+        progress = organiser_client.get(f"/api/tournaments/{cup.pk}/progress/").json()
+        assert Tournament.objects.get(pk=cup.pk).status == TournamentStatus.STARTING
+        assert progress["running"] == 1 and progress["total"] == 50_000
+        assert progress["to_make"] > 0 and cup.matches.count() < 50_000
+        assert progress["queued"] + progress["running"] + progress["to_make"] == 50_000
+    finally:
+        tournament_cancel(tournament=cup)  # the maker stops at its next batch
+        maker.join(timeout=300)
+    assert outcome == ["idle"]
+    assert cup.matches.count() < 50_000

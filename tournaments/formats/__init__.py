@@ -20,7 +20,12 @@ from tournaments.formats.duplicate import (
     duplicate_differences,
     rotations,
 )
-from tournaments.formats.round_robin import matches_per_bot, round_robin, round_robin_count
+from tournaments.formats.round_robin import (
+    matches_per_bot,
+    round_robin,
+    round_robin_count,
+    round_robin_stream,
+)
 from tournaments.formats.swiss import (
     repeated_tables,
     swiss_count,
@@ -44,6 +49,7 @@ __all__ = [
     "rotations",
     "round_robin",
     "round_robin_count",
+    "round_robin_stream",
     "seat_counts",
     "swiss_count",
     "swiss_round",

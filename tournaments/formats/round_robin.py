@@ -11,6 +11,10 @@ far (so counts never drift apart by more than one) and the last round may seat f
 Seats: every bot's matches are cut, in order, into blocks of ``k`` and seats are assigned as a
 bipartite edge colouring (see :func:`~tournaments.formats.common.balance_seats`), so each bot's
 count at each seat differs by at most one, and any block of ``k`` matches visits every seat.
+The colouring is made a stretch at a time, each stretch ending after a round where every bot has
+played the same multiple of ``k`` matches (every ``k`` rounds when ``k`` divides ``n``): there
+every bot's blocks are complete, so no later table can change an earlier seat, and the schedule
+is handed out as it is made (:func:`round_robin_stream`) while later rounds are still grouped.
 
 Opponents: tables within a round are grown greedily, adding the bot that has met the table's
 members least often, with random tie-breaks and a few restarts keeping the best grouping.
@@ -20,7 +24,7 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_left, bisect_right, insort
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import combinations
 from math import gcd
 
@@ -55,28 +59,57 @@ def round_robin_count(bots: int, table_size: int, rounds: int) -> int:
 
 def round_robin(bots: Sequence[int], table_size: int, rounds: int, seed: int) -> list[Fixture]:
     """Schedule a round robin in which every bot plays the same number of matches."""
+    return list(round_robin_stream(bots, table_size, rounds, seed))
+
+
+def round_robin_stream(
+    bots: Sequence[int], table_size: int, rounds: int, seed: int
+) -> Iterator[Fixture]:
+    """Yield :func:`round_robin`'s fixtures in order, each stretch as soon as it is seated."""
     entries = check_bots(bots, table_size)
     rng = derived_rng(seed, "round-robin")
-    tables_by_round = round_robin_tables(entries, table_size, rounds, rng)
-    flat = [table for tables in tables_by_round for table in tables]
-    seated = iter(balance_seats(flat, table_size, rng))
-    return [
-        Fixture(round=r, table=t, seats=next(seated), seed=fixture_seed(seed, r, t))
-        for r, tables in enumerate(tables_by_round)
-        for t in range(len(tables))
-    ]
+    seat_rng = derived_rng(seed, "round-robin-seats")
+    stretch: list[tuple[int, int, tuple[int, ...]]] = []
+    played = dict.fromkeys(entries, 0)
+    for r, tables in enumerate(_tables_by_round(entries, table_size, rounds, rng)):
+        stretch += [(r, t, table) for t, table in enumerate(tables)]
+        for table in tables:
+            for bot in table:
+                played[bot] += 1
+        counts = set(played.values())
+        if len(counts) == 1 and counts.pop() % table_size == 0:
+            yield from _seated(stretch, table_size, seed, seat_rng)
+            stretch = []
+    yield from _seated(stretch, table_size, seed, seat_rng)
+
+
+def _seated(
+    stretch: list[tuple[int, int, tuple[int, ...]]],
+    table_size: int,
+    seed: int,
+    rng: random.Random,
+) -> Iterator[Fixture]:
+    seated = balance_seats([table for _, _, table in stretch], table_size, rng)
+    for (r, t, _), seats in zip(stretch, seated, strict=True):
+        yield Fixture(round=r, table=t, seats=seats, seed=fixture_seed(seed, r, t))
 
 
 def round_robin_tables(
     bots: list[int], table_size: int, rounds: int, rng: random.Random
 ) -> list[list[tuple[int, ...]]]:
     """Group bots into unseated tables, round by round, with equal match counts."""
+    return list(_tables_by_round(bots, table_size, rounds, rng))
+
+
+def _tables_by_round(
+    bots: list[int], table_size: int, rounds: int, rng: random.Random
+) -> Iterator[list[tuple[int, ...]]]:
+    """Group bots into unseated tables, one round at a time, with equal match counts."""
     per_bot = matches_per_bot(len(bots), table_size, rounds)
     remaining = len(bots) * per_bot // table_size
     per_round = len(bots) // table_size
     played = [0] * len(bots)
     met = [[0] * len(bots) for _ in bots]
-    schedule = []
     while remaining:
         count = min(per_round, remaining)
         must, ties, wanted = _candidates(played, count * table_size, rng)
@@ -87,9 +120,8 @@ def round_robin_tables(
                 met[y][x] += 1
             for x in table:
                 played[x] += 1
-        schedule.append([tuple(bots[x] for x in table) for table in tables])
         remaining -= count
-    return schedule
+        yield [tuple(bots[x] for x in table) for table in tables]
 
 
 def _candidates(played: list[int], seats: int, rng: random.Random) -> tuple[list, list, int]:

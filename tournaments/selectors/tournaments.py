@@ -24,6 +24,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from tournaments import formats
 from tournaments.formats import DuplicateResult, duplicate_differences
 from tournaments.models import (
     Match,
@@ -93,6 +94,8 @@ class Progress:
     failed: int
     cancelled: int
     estimated_finish: datetime | None
+    # Matches still to be made while the tournament starts (its first ones may be playing).
+    to_make: int = 0
 
     @property
     def done(self) -> int:
@@ -113,14 +116,40 @@ class Progress:
             "queued": self.queued,
             "failed": self.failed,
             "cancelled": self.cancelled,
+            "to_make": self.to_make,
             "done": self.done,
             "percent": round(self.percent, 1),
             "estimated_finish": self.estimated_finish,
         }
 
 
+def planned_matches(*, tournament: Tournament, bots: int) -> int | None:
+    """How many matches the tournament's format schedules for ``bots`` entries, counted without
+    making them (Swiss: every round; ladders: None, they go on as bots come free).
+
+    Raises ``formats.FixtureError`` when the entries cannot fill its tables."""
+    size, rounds = tournament.table_size, tournament.rounds
+    if tournament.format == TournamentFormat.ROUND_ROBIN:
+        return formats.round_robin_count(bots, size, rounds)
+    if tournament.format == TournamentFormat.DUPLICATE:
+        return formats.duplicate_count(bots, size, rounds)
+    if tournament.format == TournamentFormat.SWISS:
+        return formats.swiss_count(bots, size, rounds)
+    return None
+
+
+def _to_make(tournament: Tournament, made: int) -> int:
+    """Matches of a starting round robin or duplicate tournament not made yet."""
+    fixed = (TournamentFormat.ROUND_ROBIN, TournamentFormat.DUPLICATE)
+    if tournament.status != TournamentStatus.STARTING or tournament.format not in fixed:
+        return 0
+    planned = planned_matches(tournament=tournament, bots=tournament.entries.count())
+    return max(0, (planned or 0) - made)
+
+
 def tournament_progress(*, tournament: Tournament) -> Progress:
-    """Count matches by state and estimate the finish from the pace so far (one query)."""
+    """Count matches by state and estimate the finish from the pace so far; while a tournament
+    starts, the matches not made yet count in its total and in what remains."""
     counts = tournament.matches.aggregate(
         total=Count("pk"),
         finished=Count("pk", filter=Q(status=MatchStatus.FINISHED)),
@@ -132,8 +161,10 @@ def tournament_progress(*, tournament: Tournament) -> Progress:
         last=Max("finished_at"),
     )
     first, last = counts.pop("first"), counts.pop("last")
-    progress = Progress(**counts, estimated_finish=None)
-    remaining = progress.queued + progress.running
+    to_make = _to_make(tournament, counts["total"])
+    counts["total"] += to_make
+    progress = Progress(**counts, estimated_finish=None, to_make=to_make)
+    remaining = progress.queued + progress.running + to_make
     if remaining and progress.finished and first and last and last > first:
         pace = (last - first) / progress.finished
         progress.estimated_finish = timezone.now() + pace * remaining

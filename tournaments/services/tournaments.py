@@ -6,7 +6,9 @@ a time as the previous round ends; a ladder keeps a few matches in flight until 
 budget (``rounds`` matches per entered bot) is spent.
 
 A tournament's matches are made by a worker on the bulk queue, a batch at a time, each batch
-in a transaction of its own; they wait unsent, and the tournament keeps only
+in a transaction of its own, as its fixtures are made (a round robin's come a few rounds at a
+time, ``round_robin_stream``), so the first matches play within seconds of the start while
+later fixtures are still being made; they wait unsent, and the tournament keeps only
 ``TOURNAMENT_MATCHES_IN_FLIGHT`` of them sent and unfinished (``_send_window``), sending more
 as matches end. So no start holds the tournament's row for long, one tournament's messages
 never fill the matches queue, and a cancelled one leaves few messages behind.
@@ -15,9 +17,10 @@ never fill the matches queue, and a cancelled one leaves few messages behind.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
+from itertools import islice
 from typing import NamedTuple
 
 from django.conf import settings
@@ -47,6 +50,7 @@ from tournaments.models import (
 )
 from tournaments.provisional import is_provisional
 from tournaments.selectors.teams import bot_teams
+from tournaments.selectors.tournaments import planned_matches, swiss_byes, swiss_points
 from tournaments.services.competitions import check_table, competition_move
 from tournaments.services.matches import match_enqueue, matches_create
 
@@ -153,36 +157,36 @@ def tournament_update(*, tournament: Tournament, name: str, description: str) ->
     return tournament
 
 
-def _fixtures(tournament: Tournament, bot_ids: list[int]) -> list[formats.Fixture]:
-    """All fixtures of formats that are known up front; the first round of the others."""
+def _fixtures(tournament: Tournament, bot_ids: list[int]) -> Iterator[formats.Fixture]:
+    """All fixtures of formats that are known up front, in order as they are made; the first
+    round of the others."""
     size, rounds, seed = tournament.table_size, tournament.rounds, tournament.seed
     try:
         if tournament.format == TournamentFormat.ROUND_ROBIN:
-            return formats.round_robin(bot_ids, size, rounds, seed)
-        if tournament.format == TournamentFormat.DUPLICATE:
-            return formats.duplicate(bot_ids, size, rounds, seed)
-        if tournament.format == TournamentFormat.SWISS:
-            return formats.swiss_round([(b, 0.0) for b in bot_ids], size, 0, seed, set())
+            yield from formats.round_robin_stream(bot_ids, size, rounds, seed)
+            return
+        yield from _listed(tournament, bot_ids)
     except formats.FixtureError as exc:
         raise ApplicationError(str(exc)) from None
+
+
+def _listed(tournament: Tournament, bot_ids: list[int]) -> list[formats.Fixture]:
+    """The fixtures of the formats made all at once."""
+    size, rounds, seed = tournament.table_size, tournament.rounds, tournament.seed
+    if tournament.format == TournamentFormat.DUPLICATE:
+        return formats.duplicate(bot_ids, size, rounds, seed)
+    if tournament.format == TournamentFormat.SWISS:
+        return formats.swiss_round([(b, 0.0) for b in bot_ids], size, 0, seed, set())
     return []
 
 
 def _check_fixture_count(tournament: Tournament, bots: int) -> None:
     """Refuse a tournament of more than MAX_FIXTURES matches in all, counted without making them."""
-    size, rounds = tournament.table_size, tournament.rounds
     try:
-        if tournament.format == TournamentFormat.ROUND_ROBIN:
-            count = formats.round_robin_count(bots, size, rounds)
-        elif tournament.format == TournamentFormat.DUPLICATE:
-            count = formats.duplicate_count(bots, size, rounds)
-        elif tournament.format == TournamentFormat.SWISS:
-            count = formats.swiss_count(bots, size, rounds)
-        else:
-            return
+        count = planned_matches(tournament=tournament, bots=bots)
     except formats.FixtureError as exc:
         raise ApplicationError(str(exc)) from None
-    if count > MAX_FIXTURES:
+    if count is not None and count > MAX_FIXTURES:
         raise ApplicationError(
             f"{count} matches is more than the {MAX_FIXTURES} allowed", field="rounds"
         )
@@ -243,12 +247,13 @@ def _start(tournament: Tournament) -> Tournament:
 def tournament_generate(*, tournament_id: int) -> str:
     """Create a starting tournament's matches (its first round, for Swiss), then run it.
 
-    Run by a worker on the bulk queue. The fixtures are made outside any transaction; the
-    matches are created ``GENERATE_BATCH`` at a time, each batch in a transaction that holds the
-    tournament's row only while it writes, and the first are sent as soon as they exist. The
-    matches made so far are the first fixtures in order, so a second delivery, or a run again
-    after a lost worker, carries on where the other stopped, and one finding the tournament
-    running (or cancelled) does nothing.
+    Run by a worker on the bulk queue. The fixtures are made outside any transaction, a batch
+    at a time as the format hands them out; the matches of each batch are created in a
+    transaction that holds the tournament's row only while it writes, and the first are sent
+    (and played) as soon as they exist, while later fixtures are still being made. The matches
+    made so far are the first fixtures in order, so a second delivery, or a run again after a
+    lost worker, carries on where the other stopped; one that finds another ahead of it, or the
+    tournament running (or cancelled), stops.
     """
     tournament = Tournament.objects.filter(pk=tournament_id).first()
     if tournament is None or tournament.status != TournamentStatus.STARTING:
@@ -262,16 +267,19 @@ def tournament_generate(*, tournament_id: int) -> str:
             ladder_fill(tournament=locked)
         return "running"
     fixtures = _fixtures(tournament, _entered_bot_ids(tournament))
+    made = tournament.matches.count()
+    for _ in islice(fixtures, made):
+        pass  # made by an earlier delivery
     while True:
+        batch = list(islice(fixtures, GENERATE_BATCH))
         with transaction.atomic():
             locked = _locked_starting(tournament_id)
-            if locked is None:
-                return "idle"
-            made = locked.matches.count()
-            batch = fixtures[made : made + GENERATE_BATCH]
+            if locked is None or locked.matches.count() != made:
+                return "idle"  # ended, or another delivery is ahead and carries on
             matches_create(fixtures=batch, competition=locked, held=True)
             _send_window(locked)
-            if made + len(batch) >= len(fixtures):
+            made += len(batch)
+            if len(batch) < GENERATE_BATCH:
                 _run(locked)
                 return "running"
             locked.save(update_fields=["updated_at"])  # still being made: not stale
@@ -370,6 +378,9 @@ def tournament_cancel(*, tournament: Tournament) -> Tournament:
 def tournament_advance(*, tournament_id: int) -> str:
     """After a match ends: next Swiss round, ladder top-up, or finish when nothing is left."""
     tournament = Tournament.objects.select_for_update().filter(pk=tournament_id).first()
+    if tournament is not None and tournament.status == TournamentStatus.STARTING:
+        # Its first matches play while the rest are made: keep its window full meanwhile.
+        return "sent" if _send_window(tournament) else "starting"
     if tournament is None or tournament.status != TournamentStatus.RUNNING:
         return "idle"
     if tournament.format == TournamentFormat.LADDER and ladder_fill(tournament=tournament):
@@ -430,8 +441,6 @@ def _next_swiss_round(tournament: Tournament) -> bool:
     played_rounds = tournament.matches.values("round").distinct().count()
     if played_rounds >= tournament.rounds:
         return False
-    from tournaments.selectors.tournaments import swiss_byes, swiss_points
-
     points = swiss_points(tournament=tournament)
     history = {frozenset(seats) for seats in _tables(tournament)}
     had_bye = {bot for bot, n in swiss_byes(tournament=tournament).items() if n}

@@ -67,6 +67,9 @@ class ProgressOutput(serializers.Serializer):
     queued = serializers.IntegerField()
     failed = serializers.IntegerField()
     cancelled = serializers.IntegerField()
+    to_make = serializers.IntegerField(
+        help_text="matches not made yet while the tournament starts (counted in total)"
+    )
     done = serializers.IntegerField()
     percent = serializers.FloatField()
     estimated_finish = serializers.DateTimeField(allow_null=True)
