@@ -27,6 +27,9 @@ class FaultKind(StrEnum):
     OVERSIZE = "oversize"
     REDIRECT = "redirect"
     FORBIDDEN_ADDRESS = "forbidden_address"
+    # The match passed its cap on total duration and this seat had used more than its share of
+    # it: its remaining decisions are the fallback, without a call (arena/match.py).
+    MATCH_TIME = "match_time"
 
 
 def safe_text(raw: bytes | str, limit: int = SAMPLE_CHARS) -> str:
@@ -66,6 +69,12 @@ class BotTimeout(BotFault):
     """The whole exchange did not finish within the time limit plus grace."""
 
     kind = FaultKind.TIMEOUT
+
+
+class MatchTimeSpent(BotFault):
+    """The match passed ``Limits.max_match_s`` and the seat had used at least its share of it."""
+
+    kind = FaultKind.MATCH_TIME
 
 
 class BotConnectionError(BotFault):

@@ -45,6 +45,10 @@ class Limits:
     # How long a match may wait in all, over every outage of the platform's own network (see
     # ``netcheck.py``), before it fails on the platform's side (and is played again later).
     outage_wait_s: float = 60.0
+    # A match's total duration: once it is passed, a seat that has used at least its share of
+    # the match's time so far (the time over the seats) is no longer called and plays the
+    # fallback with a ``match_time`` fault; the others go on. None: no cap.
+    max_match_s: float | None = None
 
     def __post_init__(self) -> None:
         for name in (
@@ -61,6 +65,10 @@ class Limits:
         for name in ("grace_ms", "time_bank_ms"):
             if getattr(self, name) < 0:
                 raise ValueError(f"Limits.{name} must not be negative, not {getattr(self, name)!r}")
+        if self.max_match_s is not None and not 0 < self.max_match_s < math.inf:
+            raise ValueError(
+                f"Limits.max_match_s must be a positive number of seconds, not {self.max_match_s!r}"
+            )
         if self.keepalive_timeout_s <= 0:
             raise ValueError("Limits.keepalive_timeout_s must be positive")
         if not 0 <= self.outage_wait_s < math.inf:

@@ -21,7 +21,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from arena.faults import ArenaNetworkError, BotConnectionError, BotFault, BotTimeout, FaultKind
+from arena.faults import (
+    ArenaNetworkError,
+    BotConnectionError,
+    BotFault,
+    BotTimeout,
+    FaultKind,
+    MatchTimeSpent,
+)
 from arena.limits import Limits
 from arena.netcheck import NetworkCheck
 from arena.protocol import (
@@ -209,10 +216,15 @@ class MatchRunner:
         self.outage_s = 0.0
         # One record per bid and card, for the replay: where, how long, and any fallback.
         self.decisions: list[dict[str, Any]] = []
+        # Each seat's time in calls (answers and faults), and the seats cut past the match's cap
+        # on its duration (``Limits.max_match_s``).
+        self.spent_ms = [0.0] * len(seats)
+        self.cut: set[int] = set()
+        self.started = time.perf_counter()
 
     async def run(self) -> MatchOutcome:
         """Play the match to the end and return its outcome."""
-        started = time.perf_counter()
+        started = self.started = time.perf_counter()
         game = self.game
         closed = game.variant.bidding is Bidding.CLOSED
         while (phase := game.phase) is not _OVER:
@@ -264,6 +276,17 @@ class MatchRunner:
         if stats.disqualified:
             record.update(fallback=True, fault="disqualified")
             return fallback_bid(legal) if bidding else fallback_card(legal)
+        if self._past_its_share(seat):
+            cap = self.limits.max_match_s
+            stats.record_fault(
+                MatchTimeSpent(
+                    f"the match passed its cap of {cap:g} s, and this seat had used "
+                    f"{self.spent_ms[seat] / 1000:.1f} s of it, at least its share"
+                ),
+                self.limits.max_faults_per_match,
+            )
+            record.update(fallback=True, fault=str(FaultKind.MATCH_TIME))
+            return fallback_bid(legal) if bidding else fallback_card(legal)
         time_limit_ms = self.time_limits[kind]
         observation = observe(game, seat)
         if to_act is not None:
@@ -281,6 +304,7 @@ class MatchRunner:
             try:
                 result = await self.seats[seat].call(message, bank.allowed_ms(time_limit_ms))
                 latency_ms = result.latency_ms
+                self.spent_ms[seat] += latency_ms
                 bank.charge(time_limit_ms, latency_ms)
                 record["time_bank_ms"] = bank.left_ms
                 record["latency_ms"] = round(latency_ms, 1)
@@ -290,6 +314,8 @@ class MatchRunner:
             except BotFault as fault:
                 if isinstance(fault, _NETWORK_FAULTS) and await self._outage_waited_out():
                     continue  # the same question again, as a fresh request
+                if latency_ms is None and fault.latency_ms is not None:
+                    self.spent_ms[seat] += fault.latency_ms
                 if fault.latency_ms is None:
                     fault.latency_ms = latency_ms
                 elif latency_ms is None:  # the call itself faulted, after this long
@@ -300,6 +326,23 @@ class MatchRunner:
                 if fault.latency_ms is not None:
                     record["latency_ms"] = round(fault.latency_ms, 1)
                 return fallback_bid(legal) if bidding else fallback_card(legal)
+
+    def _past_its_share(self, seat: int) -> bool:
+        """Whether the seat is cut: the match has passed its cap on duration and the seat has
+        used at least its share of the time so far (the elapsed time over the seats).
+
+        At least one seat has always used its share, so the slowest is cut first; the others
+        play on at their pace while they stay under theirs, which bounds the match's length."""
+        cap = self.limits.max_match_s
+        if seat in self.cut:
+            return True
+        if cap is None:
+            return False
+        elapsed = time.perf_counter() - self.started
+        if elapsed < cap or self.spent_ms[seat] / 1000 < elapsed / len(self.seats):
+            return False
+        self.cut.add(seat)
+        return True
 
     async def _outage_waited_out(self) -> bool:
         """After a timeout or connection error: whether it was the platform's network, now back.

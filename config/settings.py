@@ -441,6 +441,9 @@ ARENA_NETWORK_CHECK_URL = env_url("ARENA_NETWORK_CHECK_URL", "", schemes=("http"
 ARENA_NETWORK_CHECK_TIMEOUT_MS = env_int(
     "ARENA_NETWORK_CHECK_TIMEOUT_MS", 1000, minimum=10, maximum=30000
 )
+# A match's total duration: past it, a seat that has used at least its share of the match's time
+# is no longer called and plays the fallback with a match_time fault (docs/bot-protocol.md).
+MATCH_MAX_SECONDS = env_int("MATCH_MAX_SECONDS", 1800, minimum=10, maximum=86400)
 ARENA_OUTAGE_WAIT_SECONDS = env_float(
     "ARENA_OUTAGE_WAIT_SECONDS", 60.0, minimum=0.0, maximum=3600.0
 )

@@ -89,6 +89,7 @@ def bot_limits(time_limit_ms: int | None = None, time_bank_ms: int = 0) -> Limit
         max_response_bytes=settings.BOT_MAX_RESPONSE_BYTES,
         hello_time_limit_ms=settings.BOT_HELLO_TIMEOUT_MS,
         outage_wait_s=settings.ARENA_OUTAGE_WAIT_SECONDS,
+        max_match_s=settings.MATCH_MAX_SECONDS,
     )
 
 

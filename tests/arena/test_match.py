@@ -19,7 +19,7 @@ from arena.netpolicy import NetworkPolicy
 from arena.protocol import fallback_bid, fallback_card
 from arena.schemagen import SCHEMA_DIR
 from arena.seats import HttpSeat, LocalSeat
-from arena.transport import BotClient
+from arena.transport import BotClient, CallResult
 from engine.game import Game
 from engine.players import make_player
 from engine.presets import PRESETS, preset
@@ -299,3 +299,48 @@ def test_the_committed_schemas_match_the_code() -> None:
 def test_fallbacks_are_the_lowest_bid_and_the_lowest_card() -> None:
     assert fallback_bid((1, 2, 3)) == 1
     assert fallback_card(("AS", "2H", "2C", "KD")) == "2C"
+
+
+class Dawdler:
+    """A legal seat that takes ``delay_s`` over every decision (a heuristic player's answer)."""
+
+    def __init__(self, seat: int, delay_s: float) -> None:
+        self.inner = LocalSeat(make_player("heuristic", seat), label=f"dawdler{seat}")
+        self.label = self.inner.label
+        self.delay_s = delay_s
+        self.calls = 0
+
+    async def call(self, message: dict[str, Any], time_limit_ms: int) -> CallResult:
+        self.calls += 1
+        await asyncio.sleep(self.delay_s)
+        result = await self.inner.call(message, time_limit_ms)
+        return CallResult(result.data, result.latency_ms + self.delay_s * 1000)
+
+
+def test_past_the_cap_on_a_matchs_duration_the_slowest_seat_plays_fallbacks_and_others_go_on():
+    slow = Dawdler(0, 0.05)
+    seats: list[Seat] = [slow, *_heuristics(3)]
+    limits = Limits(time_limit_ms=1000, max_faults_per_match=4, max_match_s=0.3)
+    outcome = asyncio.run(
+        play_match(variant=MEDIUM, seed=5, seats=seats, limits=limits, match_id="m-capped")
+    )
+    cut = outcome.seats[0].stats
+    assert cut.faults["match_time"].count >= 1 and cut.disqualified
+    assert "cap of 0.3 s" in cut.faults["match_time"].detail
+    assert all(s.stats.fault_count == 0 for s in outcome.seats[1:])
+    decisions = outcome.replay["decisions"]
+    slow_decisions = [d for d in decisions if d["seat"] == 0]
+    assert slow.calls < len(slow_decisions)  # its last decisions were played without a call
+    assert slow_decisions[-1]["fallback"] is True
+    verify_replay(outcome.replay)  # the fallbacks are legal moves: the replay plays back
+
+
+def test_without_a_cap_a_slow_but_legal_seat_plays_every_decision():
+    slow = Dawdler(0, 0.01)
+    seats: list[Seat] = [slow, *_heuristics(3)]
+    outcome = asyncio.run(
+        play_match(variant=SHORT, seed=5, seats=seats, limits=LIMITS, match_id="m-uncapped")
+    )
+    assert outcome.seats[0].stats.fault_count == 0
+    decisions = [d for d in outcome.replay["decisions"] if d["seat"] == 0]
+    assert slow.calls == len(decisions) + 1  # every decision, then the result
