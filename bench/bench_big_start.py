@@ -24,8 +24,11 @@ two arms, in an order rotated by round:
 
 Figures: the ladder's finished matches per minute in the window, and the latency of a
 verification asked every 3 s (request to outcome in the database, polled every 20 ms), median
-and max; the start call's own time, and the time until the tournament is running. Medians and
-ranges over rounds, and each start arm's ratio to the quiet arm of its round.
+and max; the start call's own time, the time until its first match is sent to the matches
+queue (claimable by a worker; polled every 20 ms from another thread), and the time until the
+tournament is running (every fixture made: before fixtures were made in stretches, the first
+match waited for that). Medians and ranges over rounds, and each start arm's ratio to the quiet
+arm of its round.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -59,7 +63,7 @@ django.setup()
 from django.conf import settings  # noqa: E402
 from django.contrib.auth.models import User  # noqa: E402
 from django.core.management import call_command  # noqa: E402
-from django.db import transaction  # noqa: E402
+from django.db import connection, transaction  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
 from tests.support.users import make_confirmed_user  # noqa: E402
@@ -192,6 +196,7 @@ class ArmResult:
     verify_median_s: float
     verify_max_s: float
     start_call_s: float | None
+    first_match_s: float | None
     made_s: float | None
 
 
@@ -219,8 +224,25 @@ def measure_window(field: Field, window: float) -> tuple[float, list[float]]:
     return played * 60 / elapsed, latencies
 
 
+def first_match_clock(tournament_id: int, began: float, into: list[float]) -> threading.Thread:
+    """Time, from ``began``, until the tournament's first match is sent (in a thread)."""
+
+    def watch() -> None:
+        try:
+            sent = Match.objects.filter(tournament_id=tournament_id, unsent=False)
+            wait_until(sent.exists, 1800, "the first match")
+            into.append(time.monotonic() - began)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    return thread
+
+
 def run_arm(arm: str, field: Field, args: argparse.Namespace) -> ArmResult:
     start_call_s = made_s = None
+    first: list[float] = []
     tournament = None
     if arm == "start":
         tournament = tournament_create(
@@ -232,6 +254,7 @@ def run_arm(arm: str, field: Field, args: argparse.Namespace) -> ArmResult:
             rounds=args.tournament_rounds,
         )
         began = time.monotonic()
+        clock = first_match_clock(tournament.pk, began, first)
         with transaction.atomic():
             tournament_start(tournament=tournament)
         start_call_s = time.monotonic() - began
@@ -242,6 +265,7 @@ def run_arm(arm: str, field: Field, args: argparse.Namespace) -> ArmResult:
             1800,
             "the fixtures",
         )
+        clock.join(timeout=60)
         tournament.refresh_from_db()
         assert tournament.started_at is not None
         made_s = (timezone.now() - tournament.started_at).total_seconds()
@@ -252,6 +276,7 @@ def run_arm(arm: str, field: Field, args: argparse.Namespace) -> ArmResult:
         verify_median_s=statistics.median(latencies),
         verify_max_s=max(latencies),
         start_call_s=start_call_s,
+        first_match_s=first[0] if first else None,
         made_s=made_s,
     )
 
@@ -317,6 +342,8 @@ def main() -> None:
     print(
         "start call "
         + spread([r.start_call_s for r in results["start"] if r.start_call_s is not None])
+        + " s; first match sent after "
+        + spread([r.first_match_s for r in results["start"] if r.first_match_s is not None])
         + " s; every fixture made after "
         + spread([r.made_s for r in results["start"] if r.made_s is not None])
         + " s"
