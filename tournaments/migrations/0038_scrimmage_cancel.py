@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tournaments', '0036_ladder_share_owed'),
+        ('tournaments', '0037_confirmed_mailboxes'),
     ]
 
     operations = [

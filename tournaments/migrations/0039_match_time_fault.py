@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tournaments', '0037_scrimmage_cancel'),
+        ('tournaments', '0038_scrimmage_cancel'),
     ]
 
     operations = [
