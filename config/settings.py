@@ -325,7 +325,7 @@ RANK_INTERVALS_MIN_MATCHES = env_int("RANK_INTERVALS_MIN_MATCHES", 10, minimum=1
 # Benjamini-Hochberg adjusted p-value is at most COLLUSION_FALSE_DISCOVERY_RATE is flagged for
 # staff (bench/bench_collusion.py chose them).
 COLLUSION_SECONDS = env_int("COLLUSION_SECONDS", 3600, minimum=10)
-COLLUSION_MIN_REPEAT = env_int("COLLUSION_MIN_REPEAT", 3, minimum=2, maximum=100000)
+COLLUSION_MIN_REPEAT = env_int("COLLUSION_MIN_REPEAT", 2, minimum=2, maximum=100000)
 COLLUSION_MIN_TABLES = env_int("COLLUSION_MIN_TABLES", 20, minimum=2, maximum=100000)
 COLLUSION_FALSE_DISCOVERY_RATE = env_float(
     "COLLUSION_FALSE_DISCOVERY_RATE", 0.01, minimum=0.0001, maximum=0.5
