@@ -20,7 +20,7 @@ false-discovery rate and ``min_repeat`` asked for. Reported per checkpoint and s
 - the false-positive rate per honest bot: honest bots named by any flag (a bot flag, or either
   role of a pair flag) over honest bots, pooled, with the median and range over runs.
 
-    nice -n 10 .venv/bin/python bench/bench_collusion.py --bots 50 --reps 10 --jobs 2
+    nice -n 10 .venv/bin/python -m bench.bench_collusion --bots 50 --reps 10 --jobs 2
 
 ``scale`` mode. Sums of a ladder-like history of ``--bots`` bots (each table four bots of
 neighbouring strength, so table-mates meet again; finishes drawn Plackett-Luce) are built in
@@ -28,7 +28,7 @@ memory, then the pairs a scan reads (those with ``min_repeat`` tables or more) a
 the scan's wall time and its peak memory (tracemalloc) are reported, median and range over
 ``--reps``, with building the sums (the anchor) timed in the same run.
 
-    nice -n 10 .venv/bin/python bench/bench_collusion.py --mode scale --bots 10000 --reps 3
+    nice -n 10 .venv/bin/python -m bench.bench_collusion --mode scale --bots 10000 --reps 3
 """
 
 from __future__ import annotations
