@@ -326,12 +326,13 @@ RANK_INTERVALS_MAX_MATCHES = env_int("RANK_INTERVALS_MAX_MATCHES", 1000, minimum
 RANK_INTERVALS_RESAMPLES = env_int("RANK_INTERVALS_RESAMPLES", 200, minimum=20, maximum=10000)
 RANK_INTERVALS_MIN_MATCHES = env_int("RANK_INTERVALS_MIN_MATCHES", 10, minimum=1)
 # Collusion scans (tournaments/services/collusion.py): every COLLUSION_SECONDS, each variant with
-# rated matches not yet scanned has its latest COLLUSION_MAX_MATCHES rated matches read, every
-# pair of bots with COLLUSION_MIN_TABLES tables of three or more together (and as many apart) is
-# tested, and a pair whose Benjamini-Hochberg adjusted p-value is at most
-# COLLUSION_FALSE_DISCOVERY_RATE is flagged for staff (bench/bench_collusion.py chose the two).
+# rated matches not yet scanned has its running sums read, every pair of bots with
+# COLLUSION_MIN_TABLES tables of three or more together (and as many apart) is tested, every bot
+# against its table-mates of COLLUSION_MIN_REPEAT tables or more, and a pair or bot whose
+# Benjamini-Hochberg adjusted p-value is at most COLLUSION_FALSE_DISCOVERY_RATE is flagged for
+# staff (bench/bench_collusion.py chose them).
 COLLUSION_SECONDS = env_int("COLLUSION_SECONDS", 3600, minimum=10)
-COLLUSION_MAX_MATCHES = env_int("COLLUSION_MAX_MATCHES", 5000, minimum=10, maximum=100000)
+COLLUSION_MIN_REPEAT = env_int("COLLUSION_MIN_REPEAT", 2, minimum=2, maximum=100000)
 COLLUSION_MIN_TABLES = env_int("COLLUSION_MIN_TABLES", 20, minimum=2, maximum=100000)
 COLLUSION_FALSE_DISCOVERY_RATE = env_float(
     "COLLUSION_FALSE_DISCOVERY_RATE", 0.01, minimum=0.0001, maximum=0.5

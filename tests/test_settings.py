@@ -93,7 +93,7 @@ def start(**variables: str) -> subprocess.CompletedProcess:
         ("RANK_INTERVALS_MAX_MATCHES", "9"),
         ("RANK_INTERVALS_MIN_MATCHES", "0"),
         ("COLLUSION_SECONDS", "5"),
-        ("COLLUSION_MAX_MATCHES", "lots"),
+        ("COLLUSION_MIN_REPEAT", "1"),
         ("COLLUSION_MIN_TABLES", "1"),
         ("COLLUSION_FALSE_DISCOVERY_RATE", "0.9"),
         ("COLLUSION_FALSE_DISCOVERY_RATE", "nan"),

@@ -2,8 +2,8 @@
 
 Not a reference player of ``make_player``: it needs what no honest seat has (the partner's seat
 and hand), which its caller supplies. It exists to measure and test the collusion detector
-(tournaments/collusion.py, bench/bench_collusion.py): it bids as the heuristic does, so its bids
-look honest, and then gives up its own bid for the partner's:
+(tournaments/maths/collusion.py, bench/bench_collusion.py): it bids as the heuristic does, so its
+bids look honest, and then gives up its own bid for the partner's:
 
 - while the partner still needs tricks, it keeps out of the partner's way (plays under a trick
   the partner is winning, plays low before the partner, leads into a suit the partner holds the

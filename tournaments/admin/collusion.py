@@ -1,11 +1,11 @@
-"""Collusion scans and their flagged pairs in the admin, read only."""
+"""Collusion scans and their flagged pairs and bots in the admin, read only."""
 
 from __future__ import annotations
 
 from django.contrib import admin
 
 from tournaments.admin.common import ReadOnlyAdmin, ReadOnlyInline
-from tournaments.models import CollusionFlag, CollusionScan
+from tournaments.models import CollusionBotFlag, CollusionFlag, CollusionScan
 
 
 class CollusionFlagInline(ReadOnlyInline):
@@ -26,26 +26,46 @@ class CollusionFlagInline(ReadOnlyInline):
     )
 
 
+class CollusionBotFlagInline(ReadOnlyInline):
+    model = CollusionBotFlag
+    fields = readonly_fields = (
+        "bot",
+        "table_mates",
+        "partners",
+        "tables",
+        "statistic",
+        "p_value",
+        "adjusted_p",
+    )
+
+
 @admin.register(CollusionScan)
 class CollusionScanAdmin(ReadOnlyAdmin):
-    """Each variant's latest collusion scan with the pairs it flagged (docs/tournaments.md)."""
+    """Each variant's latest collusion scan with the pairs and bots it flagged
+    (docs/tournaments.md)."""
 
-    list_display = ["variant", "matches", "pairs_tested", "flagged", "scanned_at"]
+    list_display = ["variant", "matches", "pairs_tested", "flagged", "bots_flagged", "scanned_at"]
     list_select_related = ["variant"]
     search_fields = ["variant__name"]
     fields = readonly_fields = (
         "variant",
         "matches",
         "pairs_tested",
+        "bots_tested",
         "min_tables",
+        "min_repeat",
         "false_discovery_rate",
         "scanned_at",
     )
-    inlines = [CollusionFlagInline]
+    inlines = [CollusionFlagInline, CollusionBotFlagInline]
 
     @admin.display(description="pairs flagged")
     def flagged(self, scan: CollusionScan) -> int:
         return scan.flags.count()
+
+    @admin.display(description="bots flagged")
+    def bots_flagged(self, scan: CollusionScan) -> int:
+        return scan.bot_flags.count()
 
 
 @admin.register(CollusionFlag)

@@ -9,11 +9,16 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from tournaments.api.serializers.collusion import CollusionOutput, CollusionQuery
-from tournaments.selectors.collusion import collusion_flags, collusion_scan
+from tournaments.selectors.collusion import (
+    collusion_bot_flags,
+    collusion_flags,
+    collusion_scan,
+)
 
 
 class CollusionView(APIView):
-    """The pairs of bots the variant's latest collusion scan flagged, with their evidence."""
+    """The pairs of bots and the bots the variant's latest collusion scan flagged, with their
+    evidence."""
 
     # Checked before the query is read: nobody but staff learns even which variants exist here.
     permission_classes = [permissions.IsAdminUser]
@@ -32,5 +37,6 @@ class CollusionView(APIView):
         body = {
             "scan": collusion_scan(variant_id=variant_id),
             "flags": list(collusion_flags(variant_id=variant_id)),
+            "bot_flags": list(collusion_bot_flags(variant_id=variant_id)),
         }
         return Response(CollusionOutput(body).data)

@@ -15,7 +15,13 @@ from tournaments.models.bots import (
     ReferencePlayer,
     SharedHost,
 )
-from tournaments.models.collusion import CollusionFlag, CollusionScan
+from tournaments.models.collusion import (
+    CollusionBotFlag,
+    CollusionBotTotal,
+    CollusionFlag,
+    CollusionPairTotal,
+    CollusionScan,
+)
 from tournaments.models.competitions import (
     Tournament,
     TournamentEntry,
@@ -62,7 +68,10 @@ __all__ = [
     "BotHealthCheck",
     "BotStatus",
     "BotVersion",
+    "CollusionBotFlag",
+    "CollusionBotTotal",
     "CollusionFlag",
+    "CollusionPairTotal",
     "CollusionScan",
     "ConfirmedEmail",
     "DisabledCause",

@@ -1,5 +1,5 @@
 """Reads of rated matches: their seats and standings, the matches that changed the public
-ratings, and the finishing orders the batch fit and the collusion scan read."""
+ratings, and the finishing orders the batch fit reads."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def latest_finishes(*, variant_id: int, limit: int) -> list[list[Finish]]:
     """The finishing orders of a variant's latest ``limit`` matches that changed its ratings,
     oldest first, each table its own unit but a duplicate group's rotations, which share their
     deals, one unit together (a ladder round's tables were dealt apart): what the batch ranks
-    and the collusion scan read."""
+    read, and the units the collusion sums count (services/rating_core.py)."""
     rows = list(
         counted_matches()
         .filter(variant_id=variant_id)

@@ -12,9 +12,11 @@ from typing import NamedTuple
 
 from engine.scoring import rating_ranks
 from tournaments.formats import DuplicateResult, duplicate_differences
+from tournaments.maths.intervals import Finish
 from tournaments.maths.ratings import RatingParams, new_version_sigma, rate
 from tournaments.models import BotVersion, Match, Replay
 from tournaments.selectors.rated_matches import SeatRow, Standing, match_standing
+from tournaments.services.collusion_totals import CollusionRecorder, RatedUnit
 
 
 @dataclass(slots=True)
@@ -127,9 +129,10 @@ def rate_unit(
     seats: dict[int, list[SeatRow]],
     sequence: int,
     at: datetime,
+    collusion: CollusionRecorder,
 ) -> list[HistoryRow]:
     """Update ``state`` with one unit; return its history rows (on the unit's first match, or
-    for a round on each bot's own table).
+    for a round on each bot's own table), and hand its tables to ``collusion``.
 
     A unit left with fewer than two bots (the others refused every request) changes nothing.
     """
@@ -144,6 +147,8 @@ def rate_unit(
     if len(standing.bots) < 2:
         return []
     current = [state.get(bot, unit.variant_id, params) for bot in standing.bots]
+    before = {b: (c.mu, c.sigma) for b, c in zip(standing.bots, current, strict=True)}
+    _record_collusion(collusion, unit, seats, before, params)
     after = rate(params, [(c.mu, c.sigma) for c in current], standing.ranks)
     rows = []
     for bot, value, (mu, sigma) in zip(standing.bots, current, after, strict=True):
@@ -162,6 +167,28 @@ def rate_unit(
         )
         value.mu, value.sigma, value.matches = mu, sigma, value.matches + 1
     return rows
+
+
+def _record_collusion(
+    collusion: CollusionRecorder,
+    unit: Unit,
+    seats: dict[int, list[SeatRow]],
+    before: dict[int, tuple[float, float]],
+    params: RatingParams,
+) -> None:
+    """Hand the unit's tables to the collusion sums as the batch ranks read them: a duplicate
+    group's rotations as one unit (they share their deals), any other table alone; only the
+    bots rated, each with its rating before the unit."""
+    finishes = []
+    for match_id in unit.members:
+        standing = match_standing([s for s in seats[match_id] if s.bot_id in before])
+        finishes.append(Finish(bots=tuple(standing.bots), places=tuple(standing.ranks)))
+    groups = [finishes] if unit.kind is UnitKind.ROTATIONS else [[f] for f in finishes]
+    for group in groups:
+        collusion.add(
+            variant_id=unit.variant_id,
+            unit=RatedUnit(finishes=group, before=before, beta=params.beta),
+        )
 
 
 def effective_at(when: datetime, previous: datetime | None) -> datetime:

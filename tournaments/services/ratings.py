@@ -46,6 +46,7 @@ from tournaments.models import (
 )
 from tournaments.selectors.rated_matches import SeatRow, seats_by_match
 from tournaments.services.analytics import forget_bot_analytics
+from tournaments.services.collusion_totals import CollusionRecorder
 from tournaments.services.rating_core import (
     HistoryRow,
     RatingState,
@@ -225,6 +226,7 @@ def _apply_batch(batch: int) -> int:
     sequence = _next_sequence()
     at = _last_history_at()
     history: list[HistoryRow] = []
+    collusion = CollusionRecorder()
     now = timezone.now()
     for when, _, _, event in events:
         if isinstance(event, BotVersion):
@@ -232,7 +234,8 @@ def _apply_batch(batch: int) -> int:
             event.rating_sequence = sequence
             sequence += 1
         else:
-            rows = _rate_members(state, raw_params, event, seats, sequence, effective_at(when, at))
+            counted_at = effective_at(when, at)
+            rows = _rate_members(state, raw_params, event, seats, sequence, counted_at, collusion)
             for match in event:
                 match.rated, match.rated_at, match.rating_sequence = True, now, sequence
                 sequence += 1
@@ -243,6 +246,7 @@ def _apply_batch(batch: int) -> int:
         match.rated, match.rated_at = True, now
     save_state(state)
     save_history(history)
+    collusion.save()
     forget_leaderboards({variant_id for _, variant_id in state.values})
     forget_histories({row.bot_id for row in history})
     forget_bot_analytics({(row.bot_id, row.variant_id) for row in history})
@@ -266,6 +270,7 @@ def _rate_members(
     seats: dict[int, list[SeatRow]],
     sequence: int,
     at: datetime,
+    collusion: CollusionRecorder,
 ) -> list[HistoryRow]:
     """Rate one unit of matches at ``sequence``, naming the group when there are several."""
     leader = members[0]
@@ -281,4 +286,4 @@ def _rate_members(
     for match in members:
         match.rating_group = unit.group
     params = state.params_for(unit.variant_id, raw_params[unit.variant_id])
-    return rate_unit(state, params, unit, seats, sequence, at)
+    return rate_unit(state, params, unit, seats, sequence, at, collusion)

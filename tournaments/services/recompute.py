@@ -35,6 +35,7 @@ from tournaments.models import (
     Variant,
 )
 from tournaments.selectors.rated_matches import SeatRow, counted_matches, seats_by_match
+from tournaments.services.collusion_totals import CollusionRecorder, collusion_totals_clear
 from tournaments.services.rating_core import (
     HistoryRow,
     RatingState,
@@ -66,6 +67,8 @@ def ratings_recompute(*, progress: Callable[[int, int], None] | None = None) -> 
     total = rated.count()
     RatingHistory.objects.all().delete()
     Rating.objects.all().delete()
+    collusion_totals_clear()
+    collusion = CollusionRecorder()
     state = RatingState(values={}, params={})
     raw_params = dict(Variant.objects.values_list("pk", "rating_params"))
     done = 0
@@ -109,14 +112,14 @@ def ratings_recompute(*, progress: Callable[[int, int], None] | None = None) -> 
                 unit, unit_seats = _recorded_group(group, variant_id)
             else:
                 unit, unit_seats = Unit.of([match_id], variant_id, finished_at, "", False), seats
-            rows = rate_unit(
-                state, params, unit, unit_seats, sequence, effective_at(unit.finished_at, at)
-            )
+            when = effective_at(unit.finished_at, at)
+            rows = rate_unit(state, params, unit, unit_seats, sequence, when, collusion)
             if rows:  # none when too few bots were left in to rate (see rate_unit)
                 at = rows[0].at
                 history += rows
         save_history(history)
         history.clear()
+        collusion.save()
         done += len(chunk)
         if progress is not None:
             progress(done, total)

@@ -24,12 +24,20 @@ def scanned(make_bot, owner, other_user, oh_hell, settings):
     return bots
 
 
-def test_staff_see_the_flagged_pairs_with_their_evidence(staff_client, scanned, oh_hell) -> None:
+def test_staff_see_the_flagged_pairs_and_bots_with_their_evidence(
+    staff_client, scanned, oh_hell, settings
+) -> None:
     response = staff_client.get(URL, {"variant": "oh-hell"})
     assert response.status_code == 200, response.content
     body = response.json()
     assert body["scan"]["matches"] == 700
     assert body["scan"]["pairs_tested"] == 28
+    assert body["scan"]["bots_tested"] == 8
+    assert body["scan"]["min_repeat"] == settings.COLLUSION_MIN_REPEAT
+    # The beneficiary first (in a field of eight, its pair's trace can flag a neighbour too).
+    assert body["bot_flags"][0]["bot"] == scanned[5].pk
+    assert body["bot_flags"][0]["bot_name"] == scanned[5].name
+    assert body["bot_flags"][0]["adjusted_p"] <= 0.01
     assert body["scan"]["min_tables"] == 20
     assert body["scan"]["false_discovery_rate"] == 0.01
     flag = CollusionFlag.objects.get()
@@ -58,7 +66,7 @@ def test_staff_see_the_flagged_pairs_with_their_evidence(staff_client, scanned, 
 def test_a_variant_not_scanned_yet_answers_no_scan_and_no_flags(staff_client, presets) -> None:
     response = staff_client.get(URL, {"variant": "oh-hell"})
     assert response.status_code == 200
-    assert response.json() == {"scan": None, "flags": []}
+    assert response.json() == {"scan": None, "flags": [], "bot_flags": []}
 
 
 def test_nobody_but_staff_sees_the_flags(

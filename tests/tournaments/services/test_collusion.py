@@ -1,7 +1,9 @@
-"""The stored collusion scans: read from the rated matches as the batch ranks read them,
-flagged pairs stored with their evidence, replaced whole, kept while nothing changed."""
+"""The stored collusion scans: read from sums kept as the matches are rated, flagged pairs and
+bots stored with their evidence, replaced whole, kept while nothing changed."""
 
 from __future__ import annotations
+
+from collections import Counter
 
 import pytest
 
@@ -11,7 +13,10 @@ from tests.support.world import play_and_record, queue_match
 from tournaments.dispatch import Task
 from tournaments.models import (
     Bot,
+    CollusionBotFlag,
+    CollusionBotTotal,
     CollusionFlag,
+    CollusionPairTotal,
     CollusionScan,
     Match,
     MatchSeat,
@@ -23,6 +28,7 @@ from tournaments.models import (
 from tournaments.services.collusion import collusion_scan, collusion_scan_all
 from tournaments.services.matches import match_create
 from tournaments.services.ratings import ratings_apply_pending
+from tournaments.services.recompute import ratings_recompute
 
 pytestmark = pytest.mark.django_db
 
@@ -59,8 +65,9 @@ def test_honest_stored_matches_flag_nothing(bots, oh_hell, settings) -> None:
     store_season(oh_hell, bots, tables=700, seed=4, planted=None)
     assert collusion_scan(variant_id=oh_hell.pk)
     scan = CollusionScan.objects.get(variant=oh_hell)
-    assert scan.pairs_tested == 28
+    assert scan.pairs_tested == 28 and scan.bots_tested == 8
     assert not CollusionFlag.objects.filter(scan=scan).exists()
+    assert not CollusionBotFlag.objects.filter(scan=scan).exists()
 
 
 def test_a_scan_is_kept_while_nothing_changed_and_replaced_whole_when_it_did(
@@ -72,18 +79,59 @@ def test_a_scan_is_kept_while_nothing_changed_and_replaced_whole_when_it_did(
     first = CollusionScan.objects.get(variant=oh_hell)
     assert collusion_scan_all() == {"scanned": 0, "current": 1}
     assert CollusionScan.objects.get(variant=oh_hell).pk == first.pk
-    # Reading fewer matches changes the scan: the old one and its flags go.
-    settings.COLLUSION_MAX_MATCHES = 100
+    # Other settings change the scan: the old one and its flags go.
+    settings.COLLUSION_MIN_REPEAT = 4
     assert collusion_scan(variant_id=oh_hell.pk)
     scan = CollusionScan.objects.get(variant=oh_hell)
-    assert scan.pk != first.pk and scan.matches == 100
+    assert scan.pk != first.pk and scan.min_repeat == 4
     assert not CollusionFlag.objects.filter(scan_id=first.pk).exists()
-    # Only the latest rated matches are read, and unrated ones never.
-    Match.objects.filter(rating_sequence__gt=650).update(
-        rated=False, rated_at=None, rating_sequence=None
-    )
+    # So do more rated matches.
+    store_season(oh_hell, bots, tables=20, seed=5, planted=None)
     assert collusion_scan(variant_id=oh_hell.pk)
-    assert CollusionScan.objects.get(variant=oh_hell).matches == 100
+    assert CollusionScan.objects.get(variant=oh_hell).matches == 720
+
+
+def test_the_sums_hold_every_rated_table_and_a_recompute_rebuilds_them_to_the_last_bit(
+    bots, oh_hell
+):
+    store_season(oh_hell, bots, tables=300, seed=4, planted=Planted(beneficiary=5, partner=1))
+    seated = Counter(MatchSeat.objects.values_list("bot_id", flat=True))
+    live_bots = _stored_bots()
+    assert {bot: n for bot, (n, *_) in live_bots.items()} == dict(seated)
+    live_pairs = _stored_pairs()
+    assert len(live_pairs) == 28
+    assert ratings_recompute() == 300
+    assert _stored_bots() == live_bots
+    assert _stored_pairs() == live_pairs
+
+
+def _stored_bots() -> dict[int, tuple[int, float, float, float]]:
+    rows = CollusionBotTotal.objects.values_list("bot_id", "n", "total", "squares", "raw")
+    return {bot: (n, total, squares, raw) for bot, n, total, squares, raw in rows}
+
+
+def _stored_pairs() -> dict[tuple[int, int], tuple[int, list[float]]]:
+    rows = CollusionPairTotal.objects.values_list("first_id", "second_id", "tables", "sums")
+    return {(first, second): (tables, sums) for first, second, tables, sums in rows}
+
+
+def test_a_ring_of_ten_partners_lifting_one_bot_is_flagged_where_no_pair_is(
+    make_bot, owner, oh_hell, settings
+):
+    # The sizes of a ring seen lifting a mid-field bot many places: 49 bots, the beneficiary's
+    # ten partners sharing about 6 to 22 tables with it each, too few for the pair test.
+    settings.COLLUSION_MIN_TABLES = 20
+    settings.COLLUSION_FALSE_DISCOVERY_RATE = 0.01
+    bots = [make_bot(owner, status="active") for _ in range(49)]
+    ring = Planted(beneficiary=24, partner=30, ring=tuple(range(31, 40)), seated=0.9)
+    store_season(oh_hell, bots, tables=1500, seed=1, planted=ring)
+    assert collusion_scan(variant_id=oh_hell.pk)
+    scan = CollusionScan.objects.get(variant=oh_hell)
+    assert scan.bots_tested == 49
+    assert not CollusionFlag.objects.filter(scan=scan).exists()
+    flag = CollusionBotFlag.objects.get(scan=scan)
+    assert flag.bot == bots[24]
+    assert flag.partners >= 10 and flag.adjusted_p <= 0.01
 
 
 def test_a_variant_without_rated_matches_gets_no_scan(bots, oh_hell) -> None:
@@ -135,15 +183,15 @@ def _uncounted(variant: Variant, bots: list[Bot], tables: int) -> None:
 
 def test_only_matches_that_changed_the_ratings_enter_the_scan(bots, oh_hell, settings) -> None:
     settings.COLLUSION_MIN_TABLES = 20
-    settings.COLLUSION_MAX_MATCHES = 100
     store_season(oh_hell, bots, tables=300, seed=4, planted=Planted(beneficiary=5, partner=1))
+    sums = (_stored_bots(), _stored_pairs())
     assert collusion_scan(variant_id=oh_hell.pk)
     first = CollusionScan.objects.get(variant=oh_hell)
-    # Newer than every rated match, they would be the first read if they were read at all.
     _uncounted(oh_hell, bots, tables=10)
-    assert not collusion_scan(variant_id=oh_hell.pk)  # what it reads is unchanged
+    assert (_stored_bots(), _stored_pairs()) == sums
+    assert not collusion_scan(variant_id=oh_hell.pk)  # what it covers is unchanged
     scan = CollusionScan.objects.get(variant=oh_hell)
-    assert scan.pk == first.pk and scan.matches == 100
+    assert scan.pk == first.pk and scan.matches == 300
 
 
 def test_a_variant_with_only_scrimmages_and_unrated_tournaments_gets_no_scan(

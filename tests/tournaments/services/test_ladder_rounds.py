@@ -9,7 +9,15 @@ from django.utils import timezone
 from tests.support.rating_world import assert_live_equals_recompute
 from tests.support.trueskill_package import package_env
 from tournaments.maths.ratings import ROUND_TABLES, RatingParams
-from tournaments.models import Ladder, Match, MatchSeat, MatchStatus, Rating, RatingHistory
+from tournaments.models import (
+    CollusionPairTotal,
+    Ladder,
+    Match,
+    MatchSeat,
+    MatchStatus,
+    Rating,
+    RatingHistory,
+)
 from tournaments.selectors.rated_matches import latest_finishes
 from tournaments.services.ladders import ladders_top_up
 from tournaments.services.ratings import ratings_apply_pending
@@ -163,6 +171,9 @@ def test_a_round_is_rated_as_one_update_once_its_last_table_has_ended(
         sorted(seated(m)) for m in tables
     )
     assert all(len(unit) == 1 for unit in units)
+    # So do the collusion sums: two bots of the round at different tables never met.
+    met = set(CollusionPairTotal.objects.values_list("first_id", "second_id"))
+    assert met == {(a, b) for m in tables for a in seated(m) for b in seated(m) if a < b}
 
 
 def test_a_round_ranks_a_disqualified_bot_last_and_leaves_a_refusing_one_out(

@@ -14,9 +14,13 @@ class CollusionQuery(serializers.Serializer):
 class CollusionScanOutput(serializers.Serializer):
     """What the scan read and the rule it flagged by."""
 
-    matches = serializers.IntegerField(help_text="rated matches scanned: the variant's latest")
+    matches = serializers.IntegerField(help_text="rated matches the scanned sums cover: all")
     pairs_tested = serializers.IntegerField()
+    bots_tested = serializers.IntegerField()
     min_tables = serializers.IntegerField(help_text="tables together a pair needed to be tested")
+    min_repeat = serializers.IntegerField(
+        help_text="tables together a table-mate needed to count in a bot's test"
+    )
     false_discovery_rate = serializers.FloatField(
         help_text="a pair is flagged when its adjusted p-value is at most this"
     )
@@ -43,6 +47,21 @@ class CollusionFlagOutput(serializers.Serializer):
     adjusted_p = serializers.FloatField(help_text="Benjamini-Hochberg over the pairs tested")
 
 
+class CollusionBotFlagOutput(serializers.Serializer):
+    """A bot whose table-mates did worse next to it than apart, more than chance allows over
+    all of them: a ring's partners each giving up a little for it."""
+
+    bot = serializers.IntegerField(source="bot_id")
+    bot_name = serializers.CharField(source="bot.name")
+    table_mates = serializers.IntegerField(help_text="table-mates tested")
+    partners = serializers.IntegerField(help_text="of them, those who did worse next to it")
+    tables = serializers.IntegerField(help_text="tables shared with the table-mates tested")
+    statistic = serializers.FloatField(help_text="sum of the positive drop z's squared")
+    p_value = serializers.FloatField()
+    adjusted_p = serializers.FloatField(help_text="Benjamini-Hochberg over the bots tested")
+
+
 class CollusionOutput(serializers.Serializer):
     scan = CollusionScanOutput(allow_null=True, help_text="null before the variant's first scan")
     flags = CollusionFlagOutput(many=True)
+    bot_flags = CollusionBotFlagOutput(many=True)
