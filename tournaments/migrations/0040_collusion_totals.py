@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tournaments', '0036_ladder_share_owed'),
+        ('tournaments', '0039_match_time_fault'),
     ]
 
     operations = [
