@@ -1,15 +1,17 @@
 """Running the arena's coroutines from synchronous code: one event loop per worker process.
 
 ``WorkerLoop`` keeps an event loop on a thread of its own, with one ``BotClient``
-(``arena.transport``) per limits and network policy; a Celery task or a web request hands it a
-coroutine (a match, a single call) and waits for the result, and a ``StopSignal`` set from any
-thread stops such a run where it waits. ``worker_loop()`` is the process's own loop.
+(``arena.transport``) per limits and network policy; a web request hands it a coroutine (a
+single call) and waits for the result (``run``), a match host hands it many matches and waits
+for none (``submit``), and a ``StopSignal`` set from any thread stops such a run where it waits.
+``worker_loop()`` is the process's own loop.
 """
 
 from __future__ import annotations
 
 import asyncio
 import atexit
+import concurrent.futures
 import os
 import threading
 from collections.abc import Callable, Coroutine, Mapping
@@ -110,19 +112,26 @@ class WorkerLoop:
                 client = self._clients[limits, policy] = BotClient(limits=limits, policy=policy)
             return client
 
-    def run(self, coro: Coroutine[Any, Any, T], *, stop: StopSignal | None = None) -> T:
-        """Run ``coro`` on the loop and return its result; cancel it if the wait is broken.
+    def submit(
+        self, coro: Coroutine[Any, Any, T], *, stop: StopSignal | None = None
+    ) -> concurrent.futures.Future[T]:
+        """Start ``coro`` on the loop and return its future at once, without waiting for it.
 
-        Once ``stop`` is set (from any thread), ``coro`` is cancelled where it waits and
-        ``run`` raises ``RunStopped`` after it has unwound: a call to a bot cut this way has
+        Once ``stop`` is set (from any thread), ``coro`` is cancelled where it waits and the
+        future raises ``RunStopped`` after it has unwound: a call to a bot cut this way has
         closed its connection, never handed it back to the pool half read (``BotClient.call``).
         """
+        if stop is not None:
+            coro = stop._guard(coro)
+        return asyncio.run_coroutine_threadsafe(coro, self._loop)
+
+    def run(self, coro: Coroutine[Any, Any, T], *, stop: StopSignal | None = None) -> T:
+        """Run ``coro`` on the loop and return its result (``submit``, then wait); cancel it if
+        the wait is broken."""
         if threading.current_thread() is self._thread:
             coro.close()
             raise RuntimeError("WorkerLoop.run waits for the loop: await the coroutine instead")
-        if stop is not None:
-            coro = stop._guard(coro)
-        future = asyncio.run_coroutine_threadsafe(coro, self._loop)
+        future = self.submit(coro, stop=stop)
         try:
             return future.result()
         except BaseException:

@@ -15,6 +15,8 @@ from celery.signals import (
     setup_logging,
     task_postrun,
     task_prerun,
+    worker_process_shutdown,
+    worker_shutdown,
 )
 from sqlalchemy import create_engine
 
@@ -96,6 +98,16 @@ def leave_task_context(task_id: str = "", state: str | None = None, **_: Any) ->
     ms = round((time.monotonic() - began) * 1000)
     log.info("task %s in %d ms", state, ms, extra={"state": state, "duration_ms": ms})
     log_context.leave(token)
+
+
+@worker_shutdown.connect
+@worker_process_shutdown.connect
+def finish_matches_in_play(**signal: object) -> None:
+    """A worker stopping warmly finishes the matches its process plays, as it finishes its
+    running tasks: a match task returns once its match plays (tournaments/services/hosting.py)."""
+    from tournaments.services.hosting import match_host_drain
+
+    match_host_drain()
 
 
 def route_task(

@@ -300,6 +300,12 @@ MATCH_RECORD_TRIES = env_int("MATCH_RECORD_TRIES", 5, minimum=1, maximum=20)
 MATCH_RECORD_BACKOFF_SECONDS = env_float(
     "MATCH_RECORD_BACKOFF_SECONDS", 0.5, minimum=0.0, maximum=60.0
 )
+# A worker process plays its matches on one event loop (tournaments/services/hosting.py): at
+# most MATCH_HOST_CAPACITY at once, a match waiting on its bots costing a coroutine, not a
+# thread; their outcomes are written by MATCH_RECORD_THREADS threads, so the process's database
+# connections do not grow with its matches in flight.
+MATCH_HOST_CAPACITY = env_int("MATCH_HOST_CAPACITY", 256, minimum=1, maximum=100_000)
+MATCH_RECORD_THREADS = env_int("MATCH_RECORD_THREADS", 2, minimum=1, maximum=64)
 RATING_PROVISIONAL_MATCHES = env_int("RATING_PROVISIONAL_MATCHES", 10, minimum=0)
 # A new version of a bot keeps its mu and raises sigma to at least this (the default is half
 # the initial 25/3), so the new version is placed again quickly.

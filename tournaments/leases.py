@@ -55,10 +55,18 @@ class Heartbeat:
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def __enter__(self) -> Heartbeat:
-        self._thread.start()
+        self.start()
         return self
 
     def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        """Start beating, every ``every`` seconds from now."""
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop beating and wait for a beat under way to end."""
         self._stop.set()
         self._thread.join()
 

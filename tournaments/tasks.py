@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from celery import Task as CeleryTask
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
@@ -18,34 +19,36 @@ from tournaments.services import (
     bots,
     checks,
     collusion,
+    hosting,
     ladders,
     outcomes,
     rank_intervals,
     ratings,
     recompute,
-    runs,
     sweeps,
     tournaments,
     users,
 )
 
 
-@shared_task(name="tournaments.run_match", ignore_result=True)
-def run_match(match_id: int) -> str:
-    """Claim, play and record one match."""
-    return runs.match_run(match_id=match_id)
+# A match task claims its match and hands it to the worker process's match host, which plays
+# and records it; it returns as soon as the match plays, and waits only while the host is full.
+@shared_task(name="tournaments.run_match", ignore_result=True, bind=True)
+def run_match(self: CeleryTask, match_id: int) -> str:
+    """Claim a match and start playing it (play and record it when run in-process)."""
+    return hosting.match_start(match_id=match_id, wait=bool(self.request.is_eager))
 
 
-@shared_task(name="tournaments.run_ladder_match", ignore_result=True)
-def run_ladder_match(match_id: int) -> str:
-    """Claim, play and record one ladder match (on the ladder queue)."""
-    return runs.match_run(match_id=match_id)
+@shared_task(name="tournaments.run_ladder_match", ignore_result=True, bind=True)
+def run_ladder_match(self: CeleryTask, match_id: int) -> str:
+    """Claim a ladder match and start playing it (on the ladder queue)."""
+    return hosting.match_start(match_id=match_id, wait=bool(self.request.is_eager))
 
 
-@shared_task(name="tournaments.run_scrimmage_match", ignore_result=True)
-def run_scrimmage_match(match_id: int) -> str:
-    """Claim, play and record one match of an owner's scrimmage (on the scrimmage queue)."""
-    return runs.match_run(match_id=match_id)
+@shared_task(name="tournaments.run_scrimmage_match", ignore_result=True, bind=True)
+def run_scrimmage_match(self: CeleryTask, match_id: int) -> str:
+    """Claim a match of an owner's scrimmage and start playing it (on the scrimmage queue)."""
+    return hosting.match_start(match_id=match_id, wait=bool(self.request.is_eager))
 
 
 @shared_task(

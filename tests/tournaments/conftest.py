@@ -185,7 +185,8 @@ def start_worker(queue: str, tmp_path: Path) -> Iterator[Callable[..., subproces
     ``queues`` names some: "" for control tasks, ".matches", ".ladder", ".bulk". ``pool``
     chooses the execution pool ("prefork", Celery's default, or "threads"). ``as_deployed``
     keeps gossip, mingle and the worker heartbeat on, as the commands in docker/compose.yaml
-    and the README do; otherwise they are off, so a test's workers start faster.
+    and the README do; otherwise they are off, so a test's workers start faster. ``args`` are
+    added to a worker's command line.
     """
     processes: list[subprocess.Popen] = []
 
@@ -198,6 +199,7 @@ def start_worker(queue: str, tmp_path: Path) -> Iterator[Callable[..., subproces
         beat: bool = False,
         pool: str = "prefork",
         as_deployed: bool = False,
+        args: Sequence[str] = (),
     ) -> subprocess.Popen:
         command = [sys.executable, "-m", "celery", "-A", "config"]
         if beat:
@@ -209,6 +211,7 @@ def start_worker(queue: str, tmp_path: Path) -> Iterator[Callable[..., subproces
                 command += ["--without-gossip", "--without-mingle"]
             if queues is not None:
                 command += ["-Q", ",".join(f"{queue}{suffix}" for suffix in queues)]
+            command += args
         process = subprocess.Popen(
             command, cwd=ROOT, env=_worker_env(queue, env), start_new_session=True
         )

@@ -17,11 +17,11 @@ to the end and counts.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Case, Exists, F, OuterRef, Q, QuerySet, Value, When
+from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from arena.faults import safe_text
@@ -114,21 +114,28 @@ def match_claim(*, match_id: int, token: str) -> bool:
 
 
 def match_heartbeat(*, match_id: int, token: str) -> bool:
-    """Beat for an attempt's match; False once the attempt's outcome can no longer be recorded.
+    """Beat for one attempt's match; False once its outcome can no longer be recorded."""
+    return match_id in matches_heartbeat(leases={token: match_id})
 
-    One query: the match is marked alive while this attempt holds it, and the answer says
-    whether it is still in a state an outcome is written into (``RECORDABLE``). An attempt that
+
+def matches_heartbeat(*, leases: Mapping[str, int]) -> set[int]:
+    """Beat for many attempts at once (claim token: match id); return the matches whose
+    attempt's outcome can still be recorded.
+
+    One UPDATE marks alive every match still held by its attempt's token, one SELECT answers
+    which are still in a state an outcome is written into (``RECORDABLE``). An attempt that
     lost its claim (the sweeper gave the match back) plays on, since its late outcome still
     counts, but beats for nobody; once the match has ended (finished by another attempt, given
-    an ended status by staff, deleted) the answer is False.
+    an ended status by staff, deleted) it is left out of the answer.
     """
-    held = When(status=MatchStatus.RUNNING, claimed_by=token, then=Value(timezone.now()))
-    return (
-        Match.objects.filter(pk=match_id, status__in=RECORDABLE).update(
-            heartbeat_at=Case(held, default=F("heartbeat_at"))
-        )
-        == 1
-    )
+    if not leases:
+        return set()
+    # A token names one attempt of one match, so the pairs need no matching one by one.
+    Match.objects.filter(
+        pk__in=leases.values(), status=MatchStatus.RUNNING, claimed_by__in=leases
+    ).update(heartbeat_at=timezone.now())
+    recordable = Match.objects.filter(pk__in=leases.values(), status__in=RECORDABLE)
+    return set(recordable.values_list("pk", flat=True))
 
 
 def reopen_tournament(tournament_id: int | None) -> None:

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable, Coroutine
 from enum import StrEnum
+from typing import Any
 
 from django.conf import settings
 from django.db import (
@@ -46,6 +48,7 @@ class RunResult(StrEnum):
     """What one attempt to run a match ended in."""
 
     NOT_CLAIMABLE = "not-claimable"  # another attempt holds it, or it is not queued
+    STARTED = "started"  # claimed and handed to the process's match host, which records it
     RECORDED = "recorded"
     MATCH_ENDED = "match-ended"  # ended without this attempt; its outcome could not count
     HANDED_OFF = "handed-off"  # the database was away: the record_outcome task writes it
@@ -61,35 +64,40 @@ def _given_back(status: str | None) -> RunResult:
     return RunResult.FAILED if status == MatchStatus.FAILED else RunResult.REQUEUED
 
 
-def match_play(*, match_id: int, stop: StopSignal | None = None) -> MatchOutcome:
-    """Play a claimed match against its bots over HTTP and return the outcome (no writes).
+def match_game(*, match_id: int) -> Coroutine[Any, Any, MatchOutcome]:
+    """Load a claimed match and return the coroutine that plays it against its bots over HTTP
+    on this process's event loop (no writes).
 
-    The match runs on this process's one event loop and keep-alive pool, beside any other
-    matches the process is playing from other threads. A timeout or connection error is charged
-    only while the platform's network check from the settings passes (``arena_network_check``).
-    Setting ``stop`` cuts the game where it waits, no bot is called again, and ``RunStopped``
-    is raised (``WorkerLoop.run``).
+    It shares the loop's keep-alive pool with every other match the process plays. A timeout or
+    connection error is charged only while the platform's network check from the settings
+    passes (``arena_network_check``).
     """
     match = Match.objects.select_related("variant").get(pk=match_id)
     seats = list(match.seats.select_related("bot").order_by("seat"))
     variant = EngineVariant.from_dict(match.variant.options)
-    loop = worker_loop()
     # The pool's own limits (grace, answer cap) are the deployment's; each call is told the
     # match's time control.
-    client = loop.client(limits=bot_limits(), policy=bot_network_policy())
+    client = worker_loop().client(limits=bot_limits(), policy=bot_network_policy())
     table = [_seat(client, s, match.seed) for s in seats]
-    hand_back_connection()  # the match may wait on its bots for minutes
-    return loop.run(
-        play_match(
-            variant=variant,
-            seed=match.seed,
-            seats=table,
-            limits=bot_limits(match.time_limit_ms, match.time_bank_ms),
-            match_id=str(match.pk),
-            network_check=arena_network_check(),
-        ),
-        stop=stop,
+    return play_match(
+        variant=variant,
+        seed=match.seed,
+        seats=table,
+        limits=bot_limits(match.time_limit_ms, match.time_bank_ms),
+        match_id=str(match.pk),
+        network_check=arena_network_check(),
     )
+
+
+def match_play(*, match_id: int, stop: StopSignal | None = None) -> MatchOutcome:
+    """Play a claimed match (``match_game``) and wait for its outcome (no writes).
+
+    Setting ``stop`` cuts the game where it waits, no bot is called again, and ``RunStopped``
+    is raised (``WorkerLoop.run``).
+    """
+    game = match_game(match_id=match_id)
+    hand_back_connection()  # the match may wait on its bots for minutes
+    return worker_loop().run(game, stop=stop)
 
 
 # How strong each reference player plays in a scrimmage: the search player samples few deals and
@@ -113,11 +121,10 @@ def _seat(client: BotClient, seat: MatchSeat, match_seed: int) -> Seat:
 
 
 def match_run(*, match_id: int, token: str | None = None) -> RunResult:
-    """Claim, play and record one match; return what happened (for logs and tests).
+    """Claim, play and record one match, waiting for all of it; return what happened.
 
-    Once the heartbeat finds that the match has ended without this attempt (finished by
-    another, or given an ended status by staff), its outcome could no longer count: the game is
-    cut at once, no bot is called again, nothing is recorded, and the answer is ``MATCH_ENDED``.
+    Tasks run in-process and tests use it; a worker hands its matches to its match host
+    instead (tournaments/services/hosting.py), which plays many at once without a thread each.
     """
     token = token or claim_token()
     if not match_claim(match_id=match_id, token=token):
@@ -126,21 +133,34 @@ def match_run(*, match_id: int, token: str | None = None) -> RunResult:
     # The heartbeat goes on while the outcome is written, so the sweeper does not take a
     # played match away while its final write is tried again.
     with Heartbeat(lambda: match_heartbeat(match_id=match_id, token=token), on_false=stop.set):
-        try:
-            outcome = match_play(match_id=match_id, stop=stop)
-        except RunStopped:
-            log.info(
-                "match %s ended without this attempt while it played; its bots are called no "
-                "more and nothing is recorded",
-                match_id,
-            )
-            return RunResult.MATCH_ENDED
-        except Exception as exc:  # a platform failure: never blamed on a bot
-            log.exception("match %s failed on the platform side", match_id)
-            close_old_connections()
-            return _given_back(match_fail_attempt(match_id=match_id, token=token, error=repr(exc)))
-        played = PlayedMatch.from_outcome(match_id, outcome)
-        return _record_with_retries(match_id=match_id, token=token, played=played)
+        return match_settle(
+            match_id=match_id, token=token, play=lambda: match_play(match_id=match_id, stop=stop)
+        )
+
+
+def match_settle(*, match_id: int, token: str, play: Callable[[], MatchOutcome]) -> RunResult:
+    """Record what playing a claimed match came to (``play`` gives its outcome or raises).
+
+    Once the heartbeat has found that the match ended without this attempt (finished by
+    another, or given an ended status by staff), its outcome could no longer count: the game
+    was cut, no bot is called again, nothing is recorded, and the answer is ``MATCH_ENDED``. A
+    platform failure gives the match back; a played match is recorded, first writer wins.
+    """
+    try:
+        outcome = play()
+    except RunStopped:
+        log.info(
+            "match %s ended without this attempt while it played; its bots are called no "
+            "more and nothing is recorded",
+            match_id,
+        )
+        return RunResult.MATCH_ENDED
+    except Exception as exc:  # a platform failure: never blamed on a bot
+        log.exception("match %s failed on the platform side", match_id)
+        close_old_connections()
+        return _given_back(match_fail_attempt(match_id=match_id, token=token, error=repr(exc)))
+    played = PlayedMatch.from_outcome(match_id, outcome)
+    return _record_with_retries(match_id=match_id, token=token, played=played)
 
 
 def _record_with_retries(*, match_id: int, token: str, played: PlayedMatch) -> RunResult:
