@@ -519,7 +519,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "tournaments.api.pagination.PageNumberPagination",
     "PAGE_SIZE": env_int("API_PAGE_SIZE", 50, minimum=1, maximum=1000),
     "DEFAULT_FILTER_BACKENDS": [
-        "django_filters.rest_framework.DjangoFilterBackend",
+        "tournaments.api.filters.ListFilterBackend",
         "rest_framework.filters.OrderingFilter",
     ],
     "DEFAULT_THROTTLE_CLASSES": [

@@ -30,6 +30,7 @@ from rest_framework.settings import api_settings
 
 from engine.seeds import seed_sha256
 from tournaments.api.serializers.matches import MatchOutput, SeatOutput
+from tournaments.api.serializers.tournaments import StandingOutput
 from tournaments.selectors.matches import seed_revealed
 
 DOWNLOAD_PARAM = "download"
@@ -83,6 +84,20 @@ def rows_of(data: Any) -> list[dict[str, Any]]:
 # The columns of a match row, as the JSON names them: the match's own, then the seat's.
 MATCH_COLUMNS = [f for f in MatchOutput.Meta.fields if f != "seats"]
 MATCH_ROW_COLUMNS = [*MATCH_COLUMNS, *(f"seat_{f}" for f in SeatOutput.Meta.fields)]
+# The columns of a standings row and of an error, so an answer without rows has its header too.
+STANDING_COLUMNS = [f for f in StandingOutput().fields if f != "head_to_head"]
+ERROR_COLUMNS = ["code", "message"]
+
+
+def columns_of(data: Any) -> list[str]:
+    """The header of an answer's CSV, whether or not it has rows."""
+    if isinstance(data, Mapping) and "error" in data:
+        return ERROR_COLUMNS
+    if isinstance(data, Mapping) and "standings" in data:
+        return STANDING_COLUMNS
+    return MATCH_ROW_COLUMNS
+
+
 # Rows a streamed download reads from its cursor at a time.
 STREAM_CHUNK = 2000
 # Rows written to the stream at a time: few, large chunks, and a bounded memory.
@@ -139,32 +154,26 @@ def _write_rows(writer: csv.DictWriter[str], rows: Iterable[Mapping[str, Any]]) 
 
 def stream_match_rows(seats: Iterable[Any]) -> Iterator[bytes]:
     """The CSV of seat rows (``fixture_seat_row``), a chunk of ``STREAM_ROWS`` rows at a time:
-    the header first, and nothing at all when there are no rows, as ``CSVRenderer`` writes."""
+    the header first, alone when there are no rows, as ``CSVRenderer`` writes."""
     out = io.StringIO()
     writer = _writer(out, MATCH_ROW_COLUMNS)
+    writer.writeheader()
     batch: list[dict[str, Any]] = []
-    header = False
     for seat in seats:
         batch.append(fixture_seat_row(seat))
         if len(batch) == STREAM_ROWS:
-            if not header:
-                writer.writeheader()
-                header = True
             _write_rows(writer, batch)
             batch.clear()
             yield out.getvalue().encode(CSVRenderer.charset)
             out.seek(0)
             out.truncate()
-    if batch:
-        if not header:
-            writer.writeheader()
-        _write_rows(writer, batch)
+    _write_rows(writer, batch)
     if out.tell():
         yield out.getvalue().encode(CSVRenderer.charset)
 
 
 class CSVRenderer(BaseRenderer):
-    """Render standings or matches as CSV with a header row."""
+    """Render standings or matches as CSV with a header row, even when there are no rows."""
 
     media_type = "text/csv"
     format = "csv"
@@ -176,12 +185,13 @@ class CSVRenderer(BaseRenderer):
         accepted_media_type: str | None = None,
         renderer_context: Mapping[str, Any] | None = None,
     ) -> bytes:
-        rows = rows_of(data) if data is not None else []
+        if data is None:
+            return b""
+        rows = rows_of(data)
         out = io.StringIO()
-        if rows:
-            writer = _writer(out, list(rows[0]))
-            writer.writeheader()
-            _write_rows(writer, rows)
+        writer = _writer(out, list(rows[0]) if rows else columns_of(data))
+        writer.writeheader()
+        _write_rows(writer, rows)
         return out.getvalue().encode(self.charset)
 
 

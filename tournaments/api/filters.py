@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import django_filters
 from django import forms
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import QuerySet
+from django_filters.rest_framework import DjangoFilterBackend
 
 from tournaments.models import (
     Bot,
@@ -20,6 +23,16 @@ from tournaments.models import (
 )
 from tournaments.selectors.matches import ladder_in_play
 from tournaments.selectors.variants import MAX_ID
+
+
+class ListFilterBackend(DjangoFilterBackend):
+    """Filter lists only: on one object's routes the query string names no filter, so
+    ``/api/bots/1/?status=disabled`` is bot 1 and ``?format=csv`` is no tournament format."""
+
+    def filter_queryset(self, request: Any, queryset: QuerySet, view: Any) -> QuerySet:
+        if getattr(view, "detail", False):
+            return queryset
+        return super().filter_queryset(request, queryset, view)
 
 
 class BotFilter(django_filters.FilterSet):

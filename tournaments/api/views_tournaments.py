@@ -72,6 +72,12 @@ class FormatIsAFilterNegotiation(DefaultContentNegotiation):
     settings = _NoFormatOverride  # type: ignore[assignment]
 
 
+class TournamentCSVNegotiation(CSVDownloadNegotiation):
+    """``?download=csv`` for CSV; ``?format=`` is a tournament format here too, never CSV."""
+
+    settings = _NoFormatOverride  # type: ignore[assignment]
+
+
 class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Tournaments. Anyone may browse; staff and organisers create; their organiser controls one."""
 
@@ -157,7 +163,7 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         detail=True,
         methods=["get"],
         renderer_classes=WITH_CSV,
-        content_negotiation_class=CSVDownloadNegotiation,
+        content_negotiation_class=TournamentCSVNegotiation,
     )
     def standings(self, request: Request, pk: str | None = None) -> Response:
         """Standings from the finished matches, with the winners and whether first place is tied."""
@@ -172,7 +178,7 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         filterset_class=None,
         ordering_fields=[],
         renderer_classes=WITH_CSV,
-        content_negotiation_class=CSVDownloadNegotiation,
+        content_negotiation_class=TournamentCSVNegotiation,
     )
     def fixtures(self, request: Request, pk: str | None = None) -> HttpResponseBase:
         """The tournament's matches with their seats and status, by round, a page at a time.
