@@ -534,7 +534,7 @@ REST_FRAMEWORK = {
         "email": env_rate("THROTTLE_EMAIL_RATE", "5/hour"),
     },
     "EXCEPTION_HANDLER": "tournaments.api.errors.exception_handler",
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "tournaments.api.schema.ApiAutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
 SPECTACULAR_SETTINGS = {

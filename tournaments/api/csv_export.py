@@ -21,6 +21,7 @@ from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter
+from rest_framework.exceptions import ValidationError
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
@@ -85,7 +86,7 @@ def rows_of(data: Any) -> list[dict[str, Any]]:
 MATCH_COLUMNS = [f for f in MatchOutput.Meta.fields if f != "seats"]
 MATCH_ROW_COLUMNS = [*MATCH_COLUMNS, *(f"seat_{f}" for f in SeatOutput.Meta.fields)]
 # The columns of a standings row and of an error, so an answer without rows has its header too.
-STANDING_COLUMNS = [f for f in StandingOutput().fields if f != "head_to_head"]
+STANDING_COLUMNS = [str(f) for f in StandingOutput().fields if f != "head_to_head"]
 ERROR_COLUMNS = ["code", "message"]
 
 
@@ -202,15 +203,29 @@ WITH_CSV: list[type[BaseRenderer]] = [
 ]
 
 
+class NoFormatOverride:
+    """Negotiation settings in which ``?format=`` never picks the response's format."""
+
+    URL_FORMAT_OVERRIDE = None
+
+
 class CSVDownloadNegotiation(DefaultContentNegotiation):
-    """Answer CSV for ``?download=csv``; otherwise negotiate by the Accept header alone."""
+    """Answer CSV for ``?download=csv`` to a GET; otherwise negotiate by the Accept header alone
+    (``?format=`` is a filter of tournaments, so it never asks for CSV)."""
+
+    # DRF reads only URL_FORMAT_OVERRIDE from ``settings``; the stubs type the attribute as
+    # the whole settings object.
+    settings = NoFormatOverride  # type: ignore[assignment]
 
     def select_renderer(
         self, request: Request, renderers: Iterable[BaseRenderer], format_suffix: str | None = None
     ) -> tuple[BaseRenderer, str]:
         renderers = list(renderers)
         csv_renderers = [r for r in renderers if isinstance(r, CSVRenderer)]
-        if csv_renderers and request.query_params.get(DOWNLOAD_PARAM) == CSVRenderer.format:
+        asked = request.query_params.get(DOWNLOAD_PARAM)
+        if csv_renderers and asked is not None and request.method in ("GET", "HEAD"):
+            if asked != CSVRenderer.format:
+                raise ValidationError({DOWNLOAD_PARAM: ['The only download is "csv".']})
             return csv_renderers[0], CSVRenderer.media_type
         return super().select_renderer(request, renderers, format_suffix=None)
 

@@ -35,7 +35,29 @@ class ListFilterBackend(DjangoFilterBackend):
         return super().filter_queryset(request, queryset, view)
 
 
-class BotFilter(django_filters.FilterSet):
+# How a yes/no filter is written; anything else is refused rather than read as "any".
+BOOLEAN_WORDS = frozenset({"true", "false", "True", "False", "1", "0"})
+
+
+class FilterSet(django_filters.FilterSet):
+    """A filter set that refuses a value it would otherwise ignore: an empty choice, number or
+    yes/no, or a yes/no that is neither, so a typo never silently widens a list."""
+
+    def is_valid(self) -> bool:
+        valid = super().is_valid()
+        for name, filter_ in self.filters.items():
+            value = (self.data or {}).get(name)
+            if value is None or isinstance(filter_, django_filters.CharFilter):
+                continue
+            if value == "" or (
+                isinstance(filter_, django_filters.BooleanFilter) and value not in BOOLEAN_WORDS
+            ):
+                self.form.add_error(name, "Give true or false." if value else "Give a value.")
+                valid = False
+        return valid
+
+
+class BotFilter(FilterSet):
     name = django_filters.CharFilter(lookup_expr="icontains")
     owner = django_filters.CharFilter(field_name="owner__username", lookup_expr="iexact")
     status = django_filters.ChoiceFilter(choices=BotStatus.choices)
@@ -52,7 +74,7 @@ class BotFilter(django_filters.FilterSet):
         return queryset.filter(owner=user) if user and user.is_authenticated else queryset.none()
 
 
-class VariantFilter(django_filters.FilterSet):
+class VariantFilter(FilterSet):
     name = django_filters.CharFilter(lookup_expr="icontains")
     base = django_filters.CharFilter(lookup_expr="iexact")
     is_preset = django_filters.BooleanFilter()
@@ -73,7 +95,7 @@ class IdFilter(django_filters.Filter):
         super().__init__(*args, **kwargs)
 
 
-class TournamentFilter(django_filters.FilterSet):
+class TournamentFilter(FilterSet):
     name = django_filters.CharFilter(lookup_expr="icontains")
     status = django_filters.ChoiceFilter(choices=TournamentStatus.choices)
     format = django_filters.ChoiceFilter(choices=TournamentFormat.choices)
@@ -85,7 +107,7 @@ class TournamentFilter(django_filters.FilterSet):
         fields = ["name", "status", "format", "variant", "organiser"]
 
 
-class MatchFilter(django_filters.FilterSet):
+class MatchFilter(FilterSet):
     tournament = IdFilter(field_name="tournament_id")
     variant = django_filters.CharFilter(field_name="variant__name", lookup_expr="iexact")
     status = django_filters.ChoiceFilter(choices=MatchStatus.choices)

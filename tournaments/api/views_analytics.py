@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from tournaments.api.serializers.analytics import (
+    BotAnalyticsAnswer,
     BotAnalyticsOutput,
     BotAnalyticsQuery,
+    NoAnalyticsAnswer,
     PlayedVariantOutput,
 )
 from tournaments.models import Bot, Variant
@@ -27,11 +29,15 @@ class BotAnalyticsView(APIView):
         parameters=[
             OpenApiParameter(
                 "variant",
-                str,
+                {"type": "string", "minLength": 1},
                 description="the variant (name or id); by default the one it played most",
             )
         ],
-        responses=BotAnalyticsOutput,
+        responses=PolymorphicProxySerializer(
+            component_name="BotAnalyticsAnswerOrNone",
+            serializers=[BotAnalyticsAnswer, NoAnalyticsAnswer],
+            resource_type_field_name=None,
+        ),
     )
     def get(self, request: Request, pk: int) -> Response:
         """The analytics, and the variants the bot has finished matches in."""

@@ -58,6 +58,8 @@ from tournaments.selectors.ratings import (
 from tournaments.selectors.variants import MAX_ID
 from tournaments.services.recompute import ratings_request_recompute
 
+# A variant's name or id in the query: never empty.
+VARIANT_REF = {"type": "string", "minLength": 1}
 AT_PARAMETER = OpenApiParameter(
     "at", OpenApiTypes.DATETIME, description="an ISO 8601 instant: the ratings as they stood then"
 )
@@ -75,7 +77,9 @@ class LeaderboardView(generics.ListAPIView):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("variant", str, required=True, description="the variant's name or id"),
+            OpenApiParameter(
+                "variant", VARIANT_REF, required=True, description="the variant's name or id"
+            ),
             OpenApiParameter(
                 "include_provisional",
                 bool,
@@ -134,7 +138,9 @@ class LeaderboardIntervalsView(generics.ListAPIView):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("variant", str, required=True, description="the variant's name or id")
+            OpenApiParameter(
+                "variant", VARIANT_REF, required=True, description="the variant's name or id"
+            )
         ]
     )
     def get(self, request: Request) -> Response:
@@ -174,7 +180,7 @@ class BotRatingHistoryView(generics.ListAPIView):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("variant", str, description="only this variant (name or id)"),
+            OpenApiParameter("variant", VARIANT_REF, description="only this variant (name or id)"),
             OpenApiParameter(
                 "at",
                 OpenApiTypes.DATETIME,

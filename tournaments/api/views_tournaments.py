@@ -19,6 +19,7 @@ from tournaments.api.csv_export import (
     WITH_CSV,
     CSVDownloadNegotiation,
     CSVRenderer,
+    NoFormatOverride,
     as_download,
     stream_match_rows,
 )
@@ -60,22 +61,12 @@ class IsTournamentOrganiserOrReadOnly(permissions.BasePermission):
         return bool(request.user.is_staff or obj.organiser_id == request.user.pk)
 
 
-class _NoFormatOverride:
-    URL_FORMAT_OVERRIDE = None
-
-
 class FormatIsAFilterNegotiation(DefaultContentNegotiation):
     """Leave ``?format=`` to the tournament filter instead of reading it as a response format."""
 
     # DRF reads only URL_FORMAT_OVERRIDE from ``settings``; the stubs type the attribute as
     # the whole settings object.
-    settings = _NoFormatOverride  # type: ignore[assignment]
-
-
-class TournamentCSVNegotiation(CSVDownloadNegotiation):
-    """``?download=csv`` for CSV; ``?format=`` is a tournament format here too, never CSV."""
-
-    settings = _NoFormatOverride  # type: ignore[assignment]
+    settings = NoFormatOverride  # type: ignore[assignment]
 
 
 class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
@@ -163,7 +154,7 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         detail=True,
         methods=["get"],
         renderer_classes=WITH_CSV,
-        content_negotiation_class=TournamentCSVNegotiation,
+        content_negotiation_class=CSVDownloadNegotiation,
     )
     def standings(self, request: Request, pk: str | None = None) -> Response:
         """Standings from the finished matches, with the winners and whether first place is tied."""
@@ -178,7 +169,7 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         filterset_class=None,
         ordering_fields=[],
         renderer_classes=WITH_CSV,
-        content_negotiation_class=TournamentCSVNegotiation,
+        content_negotiation_class=CSVDownloadNegotiation,
     )
     def fixtures(self, request: Request, pk: str | None = None) -> HttpResponseBase:
         """The tournament's matches with their seats and status, by round, a page at a time.

@@ -74,3 +74,39 @@ def test_fixtures_and_matches_without_a_match_download_as_a_header_row(anonymous
     assert csv_of(fixtures) == [MATCH_ROW_COLUMNS]
     matches = anonymous_client.get("/api/matches/", {"download": "csv"})
     assert csv_of(matches) == [MATCH_ROW_COLUMNS]
+
+
+@pytest.mark.parametrize(
+    ("url", "field"),
+    [
+        ("/api/bots/?mine=perhaps", "mine"),
+        ("/api/variants/?is_preset=", "is_preset"),
+        ("/api/tournaments/?format=", "format"),
+        ("/api/matches/?rated=yes", "rated"),
+        ("/api/matches/?download=xlsx", "download"),
+        ("/api/variants/?page_size=true", "page_size"),
+        ("/api/variants/?page_size=0", "page_size"),
+        ("/api/leaderboard/?variant=", "variant"),
+    ],
+)
+def test_a_query_value_that_would_be_ignored_is_refused_naming_it(
+    anonymous_client, presets, url, field
+):
+    response = anonymous_client.get(url)
+    assert response.status_code == 400, response.content
+    assert response.json()["error"]["message"].startswith(f"{field}:")
+
+
+def test_a_bots_rating_reads_refuse_an_empty_instant_or_variant(anonymous_client, draft):
+    bot = Bot.objects.first()
+    assert bot is not None
+    for query in ("ratings/?at=", "rating-history/?at=", "rating-history/?variant="):
+        response = anonymous_client.get(f"/api/bots/{bot.pk}/{query}")
+        assert response.status_code == 400, query
+    assert anonymous_client.get(f"/api/bots/{bot.pk}/analytics/?variant=").status_code == 400
+
+
+def test_options_on_a_download_describes_the_endpoint_instead_of_failing(anonymous_client, draft):
+    for route in ("standings/", "fixtures/"):
+        url = f"/api/tournaments/{draft.pk}/{route}?download=csv"
+        assert anonymous_client.options(url).status_code == 200

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from tournaments.api.serializers.fields import VariantRefField
 
 
 class BotAnalyticsQuery(serializers.Serializer):
-    variant = VariantRefField(required=False, allow_null=True, default=None)
+    variant = VariantRefField(required=False, default=None)
 
 
 class DealLineOutput(serializers.Serializer):
@@ -81,3 +84,26 @@ class BotAnalyticsOutput(serializers.Serializer):
         help_text="the rating before the first rated match (match 0), then after at most 500 "
         "of them, evenly spread, the latest always among them",
     )
+
+
+# Only null: no string fits. (drf-spectacular drops an enum of null alone.)
+@extend_schema_field({"type": "string", "nullable": True, "maxLength": 0})
+class NullField(serializers.Field):
+    """Always null: what tells the answer without analytics from the one with them."""
+
+    def to_representation(self, value: Any) -> None:
+        return None
+
+
+class BotAnalyticsAnswer(BotAnalyticsOutput):
+    """The answer with analytics: those of the variant asked for or played most."""
+
+    variants = PlayedVariantOutput(many=True, help_text="the variants with finished matches")
+
+
+class NoAnalyticsAnswer(serializers.Serializer):
+    """The answer for a bot without a finished match, when no variant is asked for."""
+
+    bot = serializers.IntegerField()
+    variant = NullField(help_text="null: no finished match yet")
+    variants = PlayedVariantOutput(many=True, help_text="empty")

@@ -56,10 +56,23 @@ def time_bank_field() -> StrictIntegerField:
     )
 
 
+class GivenEmptyIsInvalid:
+    """A query value given empty is refused, where DRF would read it as left out."""
+
+    def get_value(self, dictionary: Any) -> Any:
+        if dictionary.get(self.field_name) == "":  # type: ignore[attr-defined]
+            return ""
+        return super().get_value(dictionary)  # type: ignore[misc]
+
+
+class QueryDateTimeField(GivenEmptyIsInvalid, serializers.DateTimeField):
+    """An instant in the query: ``?at=`` empty is an error, not "now"."""
+
+
 @extend_schema_field(
     {"oneOf": [{"type": "integer"}, {"type": "string"}], "description": "variant id or name"}
 )
-class VariantRefField(serializers.Field):
+class VariantRefField(GivenEmptyIsInvalid, serializers.Field):
     """A variant given by id or by name (case-insensitive): the variant, or with ``id_only``
     its id alone (all that reads filtering by variant need, and cheaper to look up)."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from tournaments.api.serializers.fields import VariantRefField
+from tournaments.api.serializers.fields import QueryDateTimeField, VariantRefField
 from tournaments.api.serializers.rows import Column, ShapedRows, Shown
 from tournaments.models import Rating, RatingHistory
 
@@ -39,11 +39,11 @@ class LeaderboardRowOutput(ShapedRows, serializers.ModelSerializer):
 
 
 class BotRatingsQuery(serializers.Serializer):
-    at = serializers.DateTimeField(required=False, allow_null=True, default=None)
+    at = QueryDateTimeField(required=False, default=None)
 
 
 class RatingHistoryQuery(BotRatingsQuery):
-    variant = VariantRefField(id_only=True, required=False, allow_null=True, default=None)
+    variant = VariantRefField(id_only=True, required=False, default=None)
 
 
 class BotRatingOutput(ShapedRows, serializers.Serializer):

@@ -29,7 +29,13 @@ class VariantInput(serializers.Serializer):
 
 
 class VariantOutput(serializers.ModelSerializer):
-    created_by = serializers.CharField(source="created_by.username", default=None, read_only=True)
+    created_by = serializers.CharField(
+        source="created_by.username",
+        default=None,
+        read_only=True,
+        allow_null=True,
+        help_text="null for the presets",
+    )
 
     class Meta:
         model = Variant
