@@ -9,6 +9,7 @@ from django import forms
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import QuerySet
 from django_filters.rest_framework import DjangoFilterBackend
+from drf_spectacular.utils import extend_schema_field
 
 from tournaments.models import (
     Bot,
@@ -84,6 +85,7 @@ class VariantFilter(FilterSet):
         fields = ["name", "base", "is_preset"]
 
 
+@extend_schema_field({"type": "integer", "minimum": 1, "maximum": MAX_ID})
 class IdFilter(django_filters.Filter):
     """A row id: a whole number in the database's range, never a decimal."""
 
