@@ -24,6 +24,7 @@ ERRORS = {
     "404": "no such object here (or not yours to see), or no such page",
     "409": "the object's state does not allow this now: the message says why",
     "413": "the request body is too large",
+    "414": "the request line is too long: the web server refuses it before the API sees it",
     "415": "the body is not JSON",
     "429": "too many requests: wait retry_after seconds (the Retry-After header)",
 }
@@ -70,7 +71,8 @@ class ApiAutoSchema(AutoSchema):
                 response.setdefault("content", {})[CSVRenderer.media_type] = CSV_BODY
         for code in self.error_statuses(operation):
             operation["responses"].setdefault(code, {"description": ERRORS[code]})
-            operation["responses"][code].setdefault("content", error)
+            if code != "414":  # gunicorn's own page (or the proxy's), not the error body
+                operation["responses"][code].setdefault("content", error)
         return operation
 
     def error_statuses(self, operation: dict[str, Any]) -> list[str]:
@@ -90,6 +92,7 @@ class ApiAutoSchema(AutoSchema):
             "404": in_path or "page" in query,
             "409": write,
             "413": body,
+            "414": bool(query),
             "415": body,
             "429": write or download,
         }
