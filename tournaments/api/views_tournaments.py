@@ -178,6 +178,8 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         """
         tournament = self.get_object()
         if request.accepted_renderer.format == CSVRenderer.format:
+            # Every match at once, but a page size given is still checked, as for the JSON.
+            self.paginator.get_page_size(request)  # type: ignore[union-attr]
             # Streamed from one cursor, so a tournament of any size is never held whole.
             seats = tournament_fixture_seats(tournament=tournament).iterator(
                 chunk_size=STREAM_CHUNK

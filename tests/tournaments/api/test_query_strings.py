@@ -110,3 +110,10 @@ def test_options_on_a_download_describes_the_endpoint_instead_of_failing(anonymo
     for route in ("standings/", "fixtures/"):
         url = f"/api/tournaments/{draft.pk}/{route}?download=csv"
         assert anonymous_client.options(url).status_code == 200
+
+
+def test_a_fixtures_download_still_checks_the_page_size_it_is_given(anonymous_client, draft):
+    url = f"/api/tournaments/{draft.pk}/fixtures/?download=csv&page_size=-4"
+    response = anonymous_client.get(url)
+    assert response.status_code == 400
+    assert b"page_size" in response.content
