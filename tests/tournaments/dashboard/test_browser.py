@@ -22,6 +22,7 @@ from engine.presets import preset
 from engine.replay import to_replay
 from engine.simulate import play_game
 from tests.support.browser import find_chromium, missing_reason
+from tests.support.users import confirm_email
 from tests.support.world import (
     World,
     build_history,
@@ -550,7 +551,10 @@ def test_a_bot_with_a_wrong_secret_shows_why_on_my_bots_and_its_secret_rotates_a
 def test_an_author_asks_for_a_scrimmage_follows_it_and_watches_its_replay(
     page, transactional_db, example_bots, loopback_allowed, short_variant
 ) -> None:
-    author = User.objects.create_user(username="author", password="a-long-test-passphrase-42")
+    author = User.objects.create_user(
+        username="author", email="author@example.org", password="a-long-test-passphrase-42"
+    )
+    confirm_email(author)  # scrimmages, like ladders, need a confirmed address
     practising, _sparring = (
         Bot.objects.create(
             owner=author,
