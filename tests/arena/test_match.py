@@ -317,7 +317,9 @@ class Dawdler:
         return CallResult(result.data, result.latency_ms + self.delay_s * 1000)
 
 
-def test_past_the_cap_on_a_matchs_duration_the_slowest_seat_plays_fallbacks_and_others_go_on():
+def test_past_the_cap_on_a_matchs_duration_the_slowest_seat_plays_fallbacks_and_others_go_on() -> (
+    None
+):
     slow = Dawdler(0, 0.05)
     seats: list[Seat] = [slow, *_heuristics(3)]
     limits = Limits(time_limit_ms=1000, max_faults_per_match=4, max_match_s=0.3)
@@ -335,7 +337,7 @@ def test_past_the_cap_on_a_matchs_duration_the_slowest_seat_plays_fallbacks_and_
     verify_replay(outcome.replay)  # the fallbacks are legal moves: the replay plays back
 
 
-def test_without_a_cap_a_slow_but_legal_seat_plays_every_decision():
+def test_without_a_cap_a_slow_but_legal_seat_plays_every_decision() -> None:
     slow = Dawdler(0, 0.01)
     seats: list[Seat] = [slow, *_heuristics(3)]
     outcome = asyncio.run(

@@ -87,7 +87,7 @@ def test_a_worker_of_the_scrimmage_queue_alone_plays_a_scrimmage(ask, start_work
 
 def test_another_owners_first_match_starts_while_one_owner_floods_the_lane_with_slow_matches(
     make_bot, owner, example_bots, loopback_allowed, short_variant, start_worker
-):
+) -> None:
     # Every call to these two bots takes 0.15 s (the /slow/ paths): legal, but slow.
     slow = [
         make_bot(owner, endpoint_url=f"{example_bots.urls['random']}/slow/a{i}", status="active")

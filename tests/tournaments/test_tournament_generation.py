@@ -230,7 +230,7 @@ def test_a_tournament_sends_a_window_of_its_matches_and_more_as_they_end(
 @pytest.mark.django_db(transaction=True)
 def test_the_largest_round_robin_plays_its_first_match_while_later_fixtures_are_being_made(
     organiser, organiser_client, oh_hell, owner, monkeypatch
-):
+) -> None:
     # Count the rounds grouped so far (the costly part of making a round robin's fixtures).
     grouping = importlib.import_module("tournaments.formats.round_robin")
     grouped: list[int] = []

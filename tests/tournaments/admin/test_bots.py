@@ -27,7 +27,7 @@ def _edit(admin_client, bot: Bot, **changes):
 )
 def test_an_admin_edit_to_a_loopback_or_private_endpoint_is_refused_in_a_deployment(
     admin_client, make_bot, owner, deployment, endpoint
-):
+) -> None:
     bot = make_bot(owner, status=BotStatus.ACTIVE)
     before = bot.endpoint_url
     response = _edit(admin_client, bot, endpoint_url=endpoint, name="renamed")
@@ -41,7 +41,7 @@ def test_an_admin_edit_to_a_loopback_or_private_endpoint_is_refused_in_a_deploym
 
 def test_an_admin_edit_of_an_endpoint_sends_the_bot_back_to_verification(
     admin_client, make_bot, owner, scripted_bot_server, loopback_allowed
-):
+) -> None:
     bot = make_bot(owner, status=BotStatus.ACTIVE)
     response = _edit(admin_client, bot, endpoint_url=f"{scripted_bot_server}/ok")
     assert response.status_code == 302, form_errors(response)
@@ -50,7 +50,9 @@ def test_an_admin_edit_of_an_endpoint_sends_the_bot_back_to_verification(
     assert BotHealthCheck.objects.filter(bot=bot, ok__isnull=True).count() == 1
 
 
-def test_an_admin_opt_in_beyond_the_owners_cap_is_refused(admin_client, make_bot, owner, settings):
+def test_an_admin_opt_in_beyond_the_owners_cap_is_refused(
+    admin_client, make_bot, owner, settings
+) -> None:
     settings.LADDER_MAX_BOTS_PER_OWNER = 1
     make_bot(owner, ladder_opt_in=True)
     second = make_bot(owner)
@@ -61,14 +63,14 @@ def test_an_admin_opt_in_beyond_the_owners_cap_is_refused(admin_client, make_bot
     assert (second.ladder_opt_in, second.description) == (False, "")
 
 
-def test_an_admin_opt_in_of_an_unconfirmed_owners_bot_is_refused(admin_client, make_bot):
+def test_an_admin_opt_in_of_an_unconfirmed_owners_bot_is_refused(admin_client, make_bot) -> None:
     bot = make_bot(make_user("unconfirmed"))
     response = _edit(admin_client, bot, ladder_opt_in="on")
     assert "confirm your email address first" in form_errors(response)["ladder_opt_in"][0]
     assert not Bot.objects.get(pk=bot.pk).ladder_opt_in
 
 
-def test_staff_opt_a_bot_out_and_rename_it_in_the_admin(admin_client, make_bot, owner):
+def test_staff_opt_a_bot_out_and_rename_it_in_the_admin(admin_client, make_bot, owner) -> None:
     bot = make_bot(owner, ladder_opt_in=True)
     response = _edit(admin_client, bot, ladder_opt_in=False, name="polite-name")
     assert response.status_code == 302, form_errors(response)
@@ -78,7 +80,7 @@ def test_staff_opt_a_bot_out_and_rename_it_in_the_admin(admin_client, make_bot, 
 
 def test_a_bots_status_owner_and_consents_move_only_through_the_actions_or_the_owner(
     admin_client, make_bot, owner, other_user
-):
+) -> None:
     bot = make_bot(owner, status=BotStatus.PENDING)
     form = admin_client.get(admin_url(Bot, "change", bot.pk)).context["adminform"].form
     assert set(form.fields) == {"name", "description", "endpoint_url", "ladder_opt_in"}
@@ -90,18 +92,22 @@ def test_a_bots_status_owner_and_consents_move_only_through_the_actions_or_the_o
     assert (bot.status, bot.owner, bot.accept_invitations) == ("pending", owner, False)
 
 
-def test_bots_are_registered_by_their_owners_not_added_in_the_admin(admin_client):
+def test_bots_are_registered_by_their_owners_not_added_in_the_admin(admin_client) -> None:
     assert admin_client.get(admin_url(Bot, "add")).status_code == 403
 
 
-def test_a_bot_that_never_played_is_deleted_through_the_service(admin_client, make_bot, owner):
+def test_a_bot_that_never_played_is_deleted_through_the_service(
+    admin_client, make_bot, owner
+) -> None:
     bot = make_bot(owner)
     response = admin_client.post(admin_url(Bot, "delete", bot.pk), {"post": "yes"})
     assert response.status_code == 302
     assert not Bot.objects.filter(pk=bot.pk).exists()
 
 
-def test_a_shared_host_is_listed_changed_and_removed_through_the_service(admin_client, staff):
+def test_a_shared_host_is_listed_changed_and_removed_through_the_service(
+    admin_client, staff
+) -> None:
     response = admin_client.post(admin_url(SharedHost, "add"), {"address": "192.0.2.9"})
     assert response.status_code == 302
     host = SharedHost.objects.get()

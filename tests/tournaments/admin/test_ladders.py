@@ -30,7 +30,7 @@ def ladder(oh_hell) -> Ladder:
 
 def test_adding_a_ladder_in_the_admin_switches_it_on_through_the_service(
     admin_client, presets, sent
-):
+) -> None:
     blackout = Variant.objects.get(name="blackout")
     form = {
         "variant": blackout.pk,
@@ -48,7 +48,7 @@ def test_adding_a_ladder_in_the_admin_switches_it_on_through_the_service(
 
 def test_a_ladders_change_goes_through_the_service_and_starts_a_new_round(
     admin_client, ladder, sent
-):
+) -> None:
     Ladder.objects.filter(pk=ladder.pk).update(current_round="round-before")
     sent.clear()
     data = change_form_data(admin_client, ladder, round_tables=2, time_limit_ms=900)
@@ -61,7 +61,7 @@ def test_a_ladders_change_goes_through_the_service_and_starts_a_new_round(
 
 def test_a_ladder_keeps_its_variant_and_refuses_a_table_it_cannot_seat(
     admin_client, ladder, oh_hell
-):
+) -> None:
     other = Variant.objects.get(name="blackout")
     url = admin_url(Ladder, "change", ladder.pk)
     response = admin_client.post(url, change_form_data(admin_client, ladder, variant=other.pk))
@@ -72,7 +72,7 @@ def test_a_ladder_keeps_its_variant_and_refuses_a_table_it_cannot_seat(
     assert Ladder.objects.get(pk=ladder.pk).table_size == 4
 
 
-def test_a_ladder_is_paused_not_deleted_in_the_admin(admin_client, ladder):
+def test_a_ladder_is_paused_not_deleted_in_the_admin(admin_client, ladder) -> None:
     response = admin_client.post(admin_url(Ladder, "delete", ladder.pk), {"post": "yes"})
     assert response.status_code == 403
     assert Ladder.objects.filter(pk=ladder.pk).exists()

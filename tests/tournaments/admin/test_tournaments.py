@@ -31,7 +31,7 @@ def _add(admin_client, oh_hell, bots: list[Bot], **typed):
 
 def test_adding_a_tournament_in_the_admin_goes_through_the_service(
     admin_client, staff, oh_hell, entrants
-):
+) -> None:
     response = _add(admin_client, oh_hell, entrants)
     assert response.status_code == 302, form_errors(response)
     cup = Tournament.objects.get()
@@ -46,7 +46,7 @@ def test_adding_a_tournament_in_the_admin_goes_through_the_service(
 
 def test_an_admin_tournament_entering_bots_without_their_owners_consent_is_refused(
     admin_client, oh_hell, entrants
-):
+) -> None:
     Bot.objects.filter(pk=entrants[0].pk).update(accept_invitations=False)
     response = _add(admin_client, oh_hell, entrants)
     assert response.status_code == 200
@@ -54,7 +54,9 @@ def test_an_admin_tournament_entering_bots_without_their_owners_consent_is_refus
     assert not Tournament.objects.exists() and not TournamentEntry.objects.exists()
 
 
-def test_an_admin_tournament_the_variant_cannot_seat_is_refused(admin_client, oh_hell, entrants):
+def test_an_admin_tournament_the_variant_cannot_seat_is_refused(
+    admin_client, oh_hell, entrants
+) -> None:
     response = _add(admin_client, oh_hell, entrants, table_size=9)
     assert response.status_code == 200 and "table_size" in form_errors(response)
     assert not Tournament.objects.exists()
@@ -74,7 +76,7 @@ def draft(staff, oh_hell, entrants) -> Tournament:
 
 def test_a_draft_keeps_its_definition_and_entries_and_only_its_name_changes(
     admin_client, draft, make_bot, owner
-):
+) -> None:
     url = admin_url(Tournament, "change", draft.pk)
     page = admin_client.get(url)
     assert set(page.context["adminform"].form.fields) == {"name", "description"}
@@ -89,19 +91,19 @@ def test_a_draft_keeps_its_definition_and_entries_and_only_its_name_changes(
     assert draft.entries.count() == 3
 
 
-def test_a_tournament_is_cancelled_not_deleted_in_the_admin(admin_client, draft):
+def test_a_tournament_is_cancelled_not_deleted_in_the_admin(admin_client, draft) -> None:
     response = admin_client.post(admin_url(Tournament, "delete", draft.pk), {"post": "yes"})
     assert response.status_code == 403
     assert Tournament.objects.filter(pk=draft.pk).exists()
 
 
-def test_entries_are_not_added_around_the_tournament_in_the_admin(admin_client, draft):
+def test_entries_are_not_added_around_the_tournament_in_the_admin(admin_client, draft) -> None:
     assert admin_client.get(admin_url(TournamentEntry, "add")).status_code == 403
 
 
 def test_a_page_that_comes_back_with_errors_keeps_nothing_the_service_wrote(
     admin_client, oh_hell, entrants
-):
+) -> None:
     form = add_form_data(
         admin_client,
         Tournament,

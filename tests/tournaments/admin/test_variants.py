@@ -15,7 +15,7 @@ def _add(admin_client, **typed):
 
 def test_adding_a_variant_in_the_admin_goes_through_the_engines_checks(
     admin_client, presets, staff
-):
+) -> None:
     response = _add(admin_client, options='{"must_trump": "often"}')
     assert response.status_code == 200
     assert "must_trump" in form_errors(response)["options"][0]
@@ -26,7 +26,9 @@ def test_adding_a_variant_in_the_admin_goes_through_the_engines_checks(
     assert (variant.created_by, variant.options["must_trump"]) == (staff, True)
 
 
-def test_a_variants_rules_are_fixed_and_bad_rating_parameters_are_refused(admin_client, oh_hell):
+def test_a_variants_rules_are_fixed_and_bad_rating_parameters_are_refused(
+    admin_client, oh_hell
+) -> None:
     url = admin_url(Variant, "change", oh_hell.pk)
     before = dict(oh_hell.options)
     form = admin_client.get(url).context["adminform"].form
@@ -47,7 +49,7 @@ def test_a_variants_rules_are_fixed_and_bad_rating_parameters_are_refused(admin_
 
 
 @pytest.mark.usefixtures("presets")
-def test_a_variant_is_not_deleted_in_the_admin(admin_client, oh_hell):
+def test_a_variant_is_not_deleted_in_the_admin(admin_client, oh_hell) -> None:
     response = admin_client.post(admin_url(Variant, "delete", oh_hell.pk), {"post": "yes"})
     assert response.status_code == 403
     assert Variant.objects.filter(pk=oh_hell.pk).exists()

@@ -37,7 +37,7 @@ def operations(schema: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
     ]
 
 
-def test_public_reads_say_they_need_no_token_and_writes_and_accounts_say_they_do(schema):
+def test_public_reads_say_they_need_no_token_and_writes_and_accounts_say_they_do(schema) -> None:
     for path in PUBLIC_READS:
         assert {} in schema["paths"][path]["get"]["security"], path
     for path, method in [
@@ -49,7 +49,7 @@ def test_public_reads_say_they_need_no_token_and_writes_and_accounts_say_they_do
         assert {} not in schema["paths"][path][method]["security"], (path, method)
 
 
-def test_every_operation_documents_its_errors_with_the_one_error_body(schema):
+def test_every_operation_documents_its_errors_with_the_one_error_body(schema) -> None:
     components = schema["components"]["schemas"]
     for path, method, operation in operations(schema):
         responses = operation["responses"]
@@ -67,7 +67,7 @@ def test_every_operation_documents_its_errors_with_the_one_error_body(schema):
             assert "404" in responses, (path, method)
 
 
-def test_the_analytics_without_a_variant_and_a_presets_creator_are_declared(schema):
+def test_the_analytics_without_a_variant_and_a_presets_creator_are_declared(schema) -> None:
     components = schema["components"]["schemas"]
     answer = schema["paths"]["/api/bots/{id}/analytics/"]["get"]["responses"]["200"]
     shapes = components["BotAnalyticsAnswerOrNone"]["oneOf"]
@@ -82,7 +82,7 @@ def test_the_analytics_without_a_variant_and_a_presets_creator_are_declared(sche
         assert components[name]["properties"]["created_by"]["nullable"] is True
 
 
-def test_downloads_declare_csv_and_limits_the_server_checks_are_in_the_schema(schema):
+def test_downloads_declare_csv_and_limits_the_server_checks_are_in_the_schema(schema) -> None:
     for path in ("/api/matches/", "/api/tournaments/{id}/standings/"):
         responses = schema["paths"][path]["get"]["responses"]
         assert "text/csv" in responses["200"]["content"], path

@@ -39,7 +39,7 @@ def cancel(client: APIClient, scrimmage: Scrimmage) -> Any:
     return client.post(f"{URL}{scrimmage.pk}/cancel/")
 
 
-def test_the_owner_cancels_a_scrimmage_and_its_open_matches_with_it(owner_client, asked):
+def test_the_owner_cancels_a_scrimmage_and_its_open_matches_with_it(owner_client, asked) -> None:
     first = asked.matches.order_by("pk").first()
     assert first is not None
     Match.objects.filter(pk=first.pk).update(status=MatchStatus.RUNNING, claimed_by="t")
@@ -51,32 +51,32 @@ def test_the_owner_cancels_a_scrimmage_and_its_open_matches_with_it(owner_client
     assert set(asked.matches.values_list("status", flat=True)) == {MatchStatus.CANCELLED}
 
 
-def test_another_user_cannot_cancel_it_nor_learn_it_exists(other_client, asked):
+def test_another_user_cannot_cancel_it_nor_learn_it_exists(other_client, asked) -> None:
     answer = cancel(other_client, asked)
     assert answer.status_code == 404
     assert not asked.matches.filter(status=MatchStatus.CANCELLED).exists()
     assert Scrimmage.objects.get(pk=asked.pk).cancelled_at is None
 
 
-def test_staff_may_cancel_anyones(staff_client, asked):
+def test_staff_may_cancel_anyones(staff_client, asked) -> None:
     answer = cancel(staff_client, asked)
     assert answer.status_code == 200 and answer.json()["cancel_reason"] == "cancelled by staff"
 
 
-def test_a_scrimmage_cancelled_or_played_out_is_not_cancelled_again(owner_client, asked):
+def test_a_scrimmage_cancelled_or_played_out_is_not_cancelled_again(owner_client, asked) -> None:
     assert cancel(owner_client, asked).status_code == 200
     again = cancel(owner_client, asked)
     assert again.status_code == 409 and "cancelled already" in again.json()["error"]["message"]
 
 
-def test_a_finished_scrimmage_cannot_be_cancelled(owner_client, asked):
+def test_a_finished_scrimmage_cannot_be_cancelled(owner_client, asked) -> None:
     asked.matches.update(status=MatchStatus.FINISHED, finished_at="2026-01-01T00:00:00Z")
     answer = cancel(owner_client, asked)
     assert answer.status_code == 409 and "has finished" in answer.json()["error"]["message"]
     assert Scrimmage.objects.get(pk=asked.pk).cancelled_at is None
 
 
-def test_an_account_without_a_confirmed_address_is_refused_a_scrimmage(make_bot, oh_hell):
+def test_an_account_without_a_confirmed_address_is_refused_a_scrimmage(make_bot, oh_hell) -> None:
     unconfirmed = make_user("unconfirmed", email="unconfirmed@example.org")
     bot = make_bot(unconfirmed, name="unconfirmed-bot", status="active")
     answer = ask(client_for(unconfirmed), bot)
@@ -85,7 +85,7 @@ def test_an_account_without_a_confirmed_address_is_refused_a_scrimmage(make_bot,
     assert not Scrimmage.objects.exists() and not Match.objects.exists()
 
 
-def test_the_scrimmage_page_has_a_button_that_cancels_it(owner, asked):
+def test_the_scrimmage_page_has_a_button_that_cancels_it(owner, asked) -> None:
     browser = Client()
     assert browser.login(username=owner.username, password=PASSWORD)
     page = browser.get(f"/my/scrimmages/{asked.pk}/")

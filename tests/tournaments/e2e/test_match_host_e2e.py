@@ -114,7 +114,7 @@ def _ratings() -> list[tuple]:
 
 def test_a_worker_killed_holding_many_matches_leaves_each_recorded_and_rated_once(
     slow_table, start_worker
-):
+) -> None:
     variant, bots = slow_table
     doomed = _host("doomed", start_worker)
     ids = _queue(variant, bots, IN_FLIGHT)
@@ -150,7 +150,7 @@ def test_a_worker_killed_holding_many_matches_leaves_each_recorded_and_rated_onc
     assert _ratings() == live
 
 
-def test_a_worker_stopped_warmly_finishes_the_matches_it_plays(slow_table, start_worker):
+def test_a_worker_stopped_warmly_finishes_the_matches_it_plays(slow_table, start_worker) -> None:
     variant, bots = slow_table
     worker = _host("stopping", start_worker)
     ids = _queue(variant, bots, 12)

@@ -76,7 +76,9 @@ TABLES_PINNED = [
 
 
 @pytest.mark.parametrize(("bots", "table", "rounds", "seed", "pinned"), TABLES_PINNED)
-def test_streaming_kept_every_table_and_each_bots_seats_balanced(bots, table, rounds, seed, pinned):
+def test_streaming_kept_every_table_and_each_bots_seats_balanced(
+    bots, table, rounds, seed, pinned
+) -> None:
     fixtures = formats.round_robin([1000 + 7 * i for i in range(bots)], table, rounds, seed)
     rows = [[f.round, f.table, sorted(f.seats)] for f in fixtures]
     assert hashlib.sha256(json.dumps(rows).encode()).hexdigest()[:16] == pinned
@@ -84,7 +86,7 @@ def test_streaming_kept_every_table_and_each_bots_seats_balanced(bots, table, ro
         assert max(counts.values()) - min(counts.get(s, 0) for s in range(table)) <= 1
 
 
-def test_the_stream_hands_out_the_first_rounds_before_the_last_are_grouped(monkeypatch):
+def test_the_stream_hands_out_the_first_rounds_before_the_last_are_grouped(monkeypatch) -> None:
     # The package's round_robin is the function; the module is reached by its full name.
     module = importlib.import_module("tournaments.formats.round_robin")
     grouped: list[int] = []

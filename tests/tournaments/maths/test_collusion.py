@@ -31,7 +31,7 @@ def _units(finishes: list[Finish]) -> list[list[Finish]]:
     return [[f] for f in finishes]
 
 
-def test_a_planted_pair_is_flagged_with_the_beneficiary_and_partner_the_right_way_round():
+def test_a_planted_pair_is_flagged_with_the_beneficiary_and_partner_the_right_way_round() -> None:
     finishes = season(10, 1200, seed=3, planted=Planted(beneficiary=4, partner=2))
     found = _scan(_units(finishes), 10)
     flagged = [e for e in found.pairs if e.flagged]
@@ -49,7 +49,7 @@ def test_a_planted_pair_is_flagged_with_the_beneficiary_and_partner_the_right_wa
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
-def test_honest_fields_flag_no_pair_and_no_bot(seed):
+def test_honest_fields_flag_no_pair_and_no_bot(seed) -> None:
     found = _scan(_units(season(10, 1200, seed=seed)), 10)
     assert len(found.pairs) == 45  # every pair met often enough to be tested
     assert len(found.bots) == 10
@@ -58,7 +58,7 @@ def test_honest_fields_flag_no_pair_and_no_bot(seed):
 
 
 @pytest.mark.parametrize("seed", [1, 3, 4])
-def test_a_ring_of_ten_partners_each_too_rarely_at_its_tables_for_a_pair_is_flagged(seed):
+def test_a_ring_of_ten_partners_each_too_rarely_at_its_tables_for_a_pair_is_flagged(seed) -> None:
     # 49 bots; the mid-field beneficiary's ten partners share 6 to 22 tables with it each.
     finishes = season(49, 1500, seed=seed, planted=RING)
     shared = [sum(1 for f in finishes if {24, p} <= set(f.bots)) for p in RING.partners]
@@ -71,13 +71,13 @@ def test_a_ring_of_ten_partners_each_too_rarely_at_its_tables_for_a_pair_is_flag
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_an_honest_field_of_49_flags_no_bot(seed):
+def test_an_honest_field_of_49_flags_no_bot(seed) -> None:
     found = _scan(_units(season(49, 1500, seed=seed)), 49)
     assert len(found.bots) == 49
     assert not [e for e in found.bots if e.flagged]
 
 
-def test_an_honest_pair_of_a_strong_and_a_weak_bot_is_not_taken_for_a_sacrifice():
+def test_an_honest_pair_of_a_strong_and_a_weak_bot_is_not_taken_for_a_sacrifice() -> None:
     # The weak bot finishes below the strong one at their tables, but not below the others
     # more than it does anyway: only results against the other bots count.
     found = _scan(_units(season(10, 3000, seed=9)), 10)
@@ -86,7 +86,7 @@ def test_an_honest_pair_of_a_strong_and_a_weak_bot_is_not_taken_for_a_sacrifice(
     assert not strong_weak.flagged
 
 
-def test_pairs_with_too_few_tables_together_or_apart_are_not_tested():
+def test_pairs_with_too_few_tables_together_or_apart_are_not_tested() -> None:
     finishes = season(6, 60, seed=1)
     together = {
         (a, b): sum(1 for f in finishes if {a, b} <= set(f.bots))
@@ -101,7 +101,7 @@ def test_pairs_with_too_few_tables_together_or_apart_are_not_tested():
     assert _scan(_units(always), 6, min_tables=2, rate=0.05).pairs == []
 
 
-def test_a_duplicate_group_counts_as_one_table():
+def test_a_duplicate_group_counts_as_one_table() -> None:
     # Four rotations of one table, each finishing as the field would: one unit of four finishes.
     finishes = season(8, 800, seed=2)
     grouped = [
@@ -115,7 +115,7 @@ def test_a_duplicate_group_counts_as_one_table():
     assert pair.tables == shared
 
 
-def test_sums_added_unit_by_unit_equal_sums_of_the_whole_and_survive_their_stored_form():
+def test_sums_added_unit_by_unit_equal_sums_of_the_whole_and_survive_their_stored_form() -> None:
     units = _units(season(8, 300, seed=6, planted=Planted(beneficiary=1, partner=2)))
     whole = totals_of(units, true_chance(8))
     halves = totals_of(units[:150], true_chance(8))
@@ -126,7 +126,7 @@ def test_sums_added_unit_by_unit_equal_sums_of_the_whole_and_survive_their_store
         assert PairSums.from_list(sums.to_list()) == sums
 
 
-def test_chi_square_tails_are_the_known_values():
+def test_chi_square_tails_are_the_known_values() -> None:
     tails = chi_square_tails(3.841458820694124, 2)
     assert tails[0] == 0.0
     assert tails[1] == pytest.approx(0.05)
@@ -135,7 +135,7 @@ def test_chi_square_tails_are_the_known_values():
     assert chi_square_tails(11.070497693516351, 5)[5] == pytest.approx(0.05)
 
 
-def test_benjamini_hochberg_adjusts_as_the_step_up_rule():
+def test_benjamini_hochberg_adjusts_as_the_step_up_rule() -> None:
     # m = 4: p * 4 / rank, then the running minimum from the largest down, capped at 1.
     assert benjamini_hochberg([0.01, 0.04, 0.03, 0.5]) == pytest.approx(
         [0.04, 0.0533333, 0.0533333, 0.5]

@@ -93,7 +93,7 @@ def test_a_scan_is_kept_while_nothing_changed_and_replaced_whole_when_it_did(
 
 def test_the_sums_hold_every_rated_table_and_a_recompute_rebuilds_them_to_the_last_bit(
     bots, oh_hell
-):
+) -> None:
     store_season(oh_hell, bots, tables=300, seed=4, planted=Planted(beneficiary=5, partner=1))
     seated = Counter(MatchSeat.objects.values_list("bot_id", flat=True))
     live_bots = _stored_bots()
@@ -117,7 +117,7 @@ def _stored_pairs() -> dict[tuple[int, int], tuple[int, list[float]]]:
 
 def test_a_ring_of_ten_partners_lifting_one_bot_is_flagged_where_no_pair_is(
     make_bot, owner, oh_hell, settings
-):
+) -> None:
     # The sizes of a ring seen lifting a mid-field bot many places: 49 bots, the beneficiary's
     # ten partners sharing about 6 to 22 tables with it each, too few for the pair test.
     settings.COLLUSION_MIN_TABLES = 20

@@ -391,7 +391,7 @@ def _open_seatings(ladder: Ladder) -> list[list[int]]:
     return [list(match.seats.values_list("bot_id", flat=True)) for match in open_tables(ladder)]
 
 
-def test_a_ladder_change_refuses_a_table_the_variant_cannot_seat_and_writes_nothing(ladder):
+def test_a_ladder_change_refuses_a_table_the_variant_cannot_seat_and_writes_nothing(ladder) -> None:
     with pytest.raises(ApplicationError) as refused:
         ladder_update(ladder=ladder, data={"table_size": 9, "time_limit_ms": 500})
     assert refused.value.field == "table_size"
@@ -399,7 +399,7 @@ def test_a_ladder_change_refuses_a_table_the_variant_cannot_seat_and_writes_noth
     assert (ladder.table_size, ladder.time_limit_ms) == (4, 1000)
 
 
-def test_a_ladder_keeps_its_round_unless_the_tables_or_the_round_change(ladder):
+def test_a_ladder_keeps_its_round_unless_the_tables_or_the_round_change(ladder) -> None:
     Ladder.objects.filter(pk=ladder.pk).update(current_round="round-1")
     ladder = ladder_update(ladder=ladder, data={"time_limit_ms": 800})
     assert (ladder.time_limit_ms, ladder.current_round) == (800, "round-1")

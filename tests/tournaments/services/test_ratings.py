@@ -276,7 +276,7 @@ def test_a_recompute_rates_duplicate_groups_exactly_as_before(duplicate_group, f
 
 def test_each_rated_match_writes_one_log_line_once_its_rating_is_committed(
     bots, finished, caplog, django_capture_on_commit_callbacks
-):
+) -> None:
     matches = [finished([(bots[i], 10), (bots[i + 1], 5)]) for i in range(3)]
     with (
         caplog.at_level("INFO", logger="tournaments.services.ratings"),

@@ -59,35 +59,35 @@ def assert_cancelled(scrimmage: Scrimmage, words: str) -> None:
     assert scrimmage.cancelled_at is not None and words in scrimmage.cancel_reason
 
 
-def test_a_withdrawn_consent_stops_the_queued_matches(practice):
+def test_a_withdrawn_consent_stops_the_queued_matches(practice) -> None:
     scrimmage, theirs = practice
     bot_update(bot=theirs, data={"accepts_scrimmages": False})
     assert not claim(queued(scrimmage)[0])
     assert_cancelled(scrimmage, "no longer accepts scrimmages")
 
 
-def test_a_rotated_secret_stops_the_queued_matches(practice):
+def test_a_rotated_secret_stops_the_queued_matches(practice) -> None:
     scrimmage, theirs = practice
     bot_rotate_secret(bot=theirs)
     assert not claim(queued(scrimmage)[0])
     assert_cancelled(scrimmage, f"bot {theirs.name} is pending")
 
 
-def test_a_disabled_bot_of_the_owner_stops_its_own_scrimmage(practice):
+def test_a_disabled_bot_of_the_owner_stops_its_own_scrimmage(practice) -> None:
     scrimmage, _ = practice
     bot_disable(bot=scrimmage.bot, reason="broken")
     assert not claim(queued(scrimmage)[0])
     assert_cancelled(scrimmage, "is disabled")
 
 
-def test_an_address_no_longer_confirmed_stops_the_queued_matches(practice, owner):
+def test_an_address_no_longer_confirmed_stops_the_queued_matches(practice, owner) -> None:
     scrimmage, _ = practice
     ConfirmedEmail.objects.filter(user=owner).delete()
     assert not claim(queued(scrimmage)[0])
     assert_cancelled(scrimmage, "no longer confirmed")
 
 
-def test_a_match_whose_bots_still_may_play_is_claimed(practice):
+def test_a_match_whose_bots_still_may_play_is_claimed(practice) -> None:
     scrimmage, _ = practice
     first = queued(scrimmage)[0]
     assert claim(first)
@@ -97,7 +97,7 @@ def test_a_match_whose_bots_still_may_play_is_claimed(practice):
 
 def test_an_account_plays_at_most_its_share_at_once_while_another_starts(
     make_bot, owner, oh_hell, settings
-):
+) -> None:
     settings.SCRIMMAGE_OWNER_MATCHES_IN_FLIGHT = 2
     mine = [make_bot(owner, name=f"mine-{i}", status="active") for i in range(2)]
     flood = ask(owner, mine[0], oh_hell, 5, mine[1])
@@ -113,7 +113,7 @@ def test_an_account_plays_at_most_its_share_at_once_while_another_starts(
 
 def test_an_account_with_more_lane_time_yields_its_second_place_to_one_waiting(
     make_bot, owner, oh_hell, settings
-):
+) -> None:
     settings.SCRIMMAGE_OWNER_MATCHES_IN_FLIGHT = 2
     mine = [make_bot(owner, name=f"mine-{i}", status="active") for i in range(2)]
     flood = ask(owner, mine[0], oh_hell, 4, mine[1])
