@@ -32,7 +32,7 @@ if NODE is None:
         allow_module_level=True,
     )
 
-STARTER = Path(__file__).resolve().parents[2] / "examples" / "starter_bot.js"
+STARTER = Path(__file__).resolve().parents[3] / "examples" / "starter_bot.js"
 
 pytestmark = [
     pytest.mark.slow,

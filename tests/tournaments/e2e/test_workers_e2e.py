@@ -28,7 +28,7 @@ from tournaments.services.recompute import ratings_recompute
 from tournaments.services.sweeps import match_sweep_stuck
 from tournaments.tasks import rate_finished_matches, run_match
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 pytestmark = [
     pytest.mark.slow,
